@@ -1,0 +1,76 @@
+/*
+ * diag.h — findings, collected never thrown.
+ *
+ * Every pass (parser, sema, verifier rules, lowering) reports problems by
+ * appending a Diag to a DiagList. Nothing stops at the first finding. Each
+ * Diag carries a stable rule ID, a severity, the primary span, and the
+ * localisation an agent needs: the role, resource (buffer/fragment/param),
+ * barrier, pipeline, stage, phase and iteration involved, the violated
+ * condition, a related span (the other end of a handoff) and a one-line hint.
+ *
+ * Three printers render a list: gcc-style text with source line and caret,
+ * JSON (schema in docs/DIAGNOSTICS.md) and SARIF 2.1.0.
+ */
+#ifndef CAKE_DIAG_H
+#define CAKE_DIAG_H
+
+#include "base.h"
+
+typedef enum Severity { SEV_NOTE, SEV_WARNING, SEV_ERROR } Severity;
+
+typedef struct Diag {
+	const char *rule;     /* stable ID, e.g. "CK-SYN-001" (static string) */
+	Severity sev;
+	Span span;
+	char *msg;            /* one sentence, no trailing period */
+	/* localisation; NULL / -1 when not relevant */
+	char *role;
+	char *resource;       /* smem buffer, fragment or global param */
+	char *barrier;
+	char *pipeline;
+	int stage, phase;     /* -1 when not relevant */
+	char *iter;           /* e.g. "k=6"; NULL when not relevant */
+	char *condition;      /* the violated condition, e.g. "tx_bytes(full) == 32768" */
+	char *hint;           /* one-line fix hint */
+	Span related;         /* the other end (NOSPAN when none) */
+	char *related_msg;    /* text for the related "note:" line */
+} Diag;
+
+typedef struct DiagList {
+	Diag **items;
+	int n, cap;
+	int nerr, nwarn, nnote;
+	int max;              /* stop recording (but keep counting) past this many; 0 = 10000 */
+	int dropped;
+	Diag *spill;          /* scratch finding handed out past `max` (owned, reused) */
+} DiagList;
+
+/* Start a new finding; fields other than rule/sev/span/msg start empty.
+ * The returned Diag is owned by the list (malloc-backed). */
+Diag *diag_add(DiagList *dl, const char *rule, Severity sev, Span span,
+               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Set a string field of d (role, resource, ...) with printf formatting. */
+void diag_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Attach the related span and its note text. */
+void diag_related(Diag *d, Span s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Free every finding. */
+void diag_free(DiagList *dl);
+/* Stable order: by file, line, col, then rule ID. */
+void diag_sort(DiagList *dl);
+/* Name of a severity: "error", "warning", "note". */
+const char *sev_name(Severity s);
+/* Effective recording cap of dl (dl->max, or 10000 when 0). */
+int diag_cap(const DiagList *dl);
+
+typedef enum DiagFormat { FMT_TEXT, FMT_JSON, FMT_SARIF } DiagFormat;
+
+/* gcc-style text: "file:line:col: error: msg [ID]", source line, caret, note. */
+void diag_print_text(StrBuf *out, const SourceSet *ss, const DiagList *dl, bool color);
+/* JSON document described in docs/DIAGNOSTICS.md. verifier_version may be NULL. */
+void diag_print_json(StrBuf *out, const SourceSet *ss, const DiagList *dl,
+                     const char *verifier_version);
+/* SARIF 2.1.0 log with one run; ruleId = Diag.rule. */
+void diag_print_sarif(StrBuf *out, const SourceSet *ss, const DiagList *dl,
+                      const char *verifier_version);
+
+#endif

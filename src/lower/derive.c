@@ -1,0 +1,1079 @@
+/*
+ * derive.c — the mechanics a Cake IR schedule leaves to the compiler.
+ *
+ * A schedule states roles, buffers, barriers, pipelines and tiles. What a
+ * CUDA programmer would otherwise compute by hand is derived here, once, into
+ * a Plan (lower.h) that both the emitter (sm90.c) and the GPU runner read:
+ *
+ *   roles      warp range -> thread range, warpgroups, the elected thread of
+ *              a role that only issues asynchronous work (a TMA producer),
+ *              setmaxnreg per role (dec below the launch budget, inc above;
+ *              emitted only when roles state different budgets);
+ *   smem       every buffer gets the alignment its uses need (1024 B for a
+ *              swizzled buffer so the swizzle pattern and the wgmma
+ *              descriptor's base offset line up, 128 B for a TMA destination
+ *              or wgmma operand, 16 B otherwise) and a ring buffer one slot
+ *              per stage; buffers are placed largest alignment first, then
+ *              the mbarriers (8 B each, one per ring stage). The kernel aligns
+ *              the dynamic base itself, so the launch asks for the slack too;
+ *   barriers   arrival count per phase as declared; expect_tx bytes = the sum
+ *              of the TMA boxes that signal the barrier in one iteration;
+ *              "starts free" for a barrier waited by the roles that write the
+ *              ring's buffers (the producer's first wait on an empty slot
+ *              must pass, so it waits for parity phase^1);
+ *   pipelines  one stage/phase register pair per (role, pipeline), advanced
+ *              at the end of every iteration of a loop pipelined on it;
+ *   TMA        one tensor map per (global tensor, box, swizzle): extents and
+ *              byte strides innermost first (symbolic, evaluated at launch),
+ *              box from the slice lengths;
+ *   wgmma      descriptor pieces per operand buffer (LBO, SBO = 8 rows x row
+ *              bytes, layout bits from the swizzle) and the accumulator
+ *              fragment's split over the owning role's warpgroups;
+ *   launch     grid extents (symbolic), persistent flag, cluster, threads;
+ *   arguments  tensor maps, then pointers of tensors accessed directly, then
+ *              dims, then scalar parameters.
+ *
+ * Anything the lowering cannot handle is refused here or in sm90.c with a
+ * CK-LOW-* error naming the construct and the target; the plan is never
+ * produced for a schedule that would be lowered wrongly.
+ */
+#include "lower.h"
+
+#include <string.h>
+
+#define SMEM_LIMIT 232448LL     /* sm_90 max dynamic shared memory per block (227 KiB) */
+
+/* ---- small lookups ---- */
+
+static Decl *find_decl(Kernel *k, DeclKind kind, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; i < k->ndecls; i++) {
+		Decl *d = k->decls[i];
+		if (d->kind == kind && d->name && strcmp(d->name, name) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+int plan_role_index(const Plan *p, const char *name)
+{
+	for (int i = 0; name && i < p->nroles; i++)
+		if (strcmp(p->roles[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int plan_buffer_index(const Plan *p, const char *name)
+{
+	for (int i = 0; name && i < p->nbuffers; i++)
+		if (strcmp(p->buffers[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int plan_barrier_index(const Plan *p, const char *name)
+{
+	for (int i = 0; name && i < p->nbarriers; i++)
+		if (strcmp(p->barriers[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int plan_pipe_index(const Plan *p, const char *name)
+{
+	for (int i = 0; name && i < p->npipes; i++)
+		if (strcmp(p->pipes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int plan_frag_index(const Plan *p, const char *name)
+{
+	for (int i = 0; name && i < p->nfrags; i++)
+		if (strcmp(p->frags[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const PlanLoop *plan_loop_of(const Plan *p, const Stmt *loop)
+{
+	for (int i = 0; i < p->nloops; i++)
+		if (p->loops[i].loop == loop)
+			return &p->loops[i];
+	return NULL;
+}
+
+int plan_tmap_of(const Plan *p, const Stmt *tma)
+{
+	for (int i = 0; i < p->ntmaps; i++)
+		for (int j = 0; j < p->tmaps[i].nuses; j++)
+			if (p->tmaps[i].uses[j] == tma)
+				return i;
+	return -1;
+}
+
+const char *lower_base_name(const Expr *e)
+{
+	while (e && (e->kind == E_INDEX || e->kind == E_TRANSPOSE))
+		e = e->kind == E_INDEX ? e->base : e->lhs;
+	return (e && e->kind == E_IDENT) ? e->name : NULL;
+}
+
+static long long round_up(long long v, long long a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* ---- statement walk with context ---- */
+
+typedef struct Walk {
+	int role;          /* index into Plan.roles, -1 outside any role */
+	Stmt *ploop;       /* innermost pipelined loop */
+	Stmt *loop;        /* innermost loop */
+	int in_if;         /* depth of enclosing ifs inside the innermost loop */
+} Walk;
+
+typedef void (*VisitFn)(void *st, Stmt *s, const Walk *w);
+
+static void walk_list(Stmt **ss, int n, Walk w, VisitFn fn, void *st, Plan *p)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = ss[i];
+		fn(st, s, &w);
+		Walk in = w;
+		switch (s->kind) {
+		case S_IN:
+			in.role = plan_role_index(p, s->name);
+			in.ploop = in.loop = NULL;
+			in.in_if = 0;
+			walk_list(s->body, s->nbody, in, fn, st, p);
+			break;
+		case S_FOR:
+			in.loop = s;
+			in.in_if = 0;
+			if (s->pipe)
+				in.ploop = s;
+			walk_list(s->body, s->nbody, in, fn, st, p);
+			break;
+		case S_IF:
+			in.in_if++;
+			walk_list(s->body, s->nbody, in, fn, st, p);
+			walk_list(s->els, s->nels, in, fn, st, p);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void walk_kernel(Plan *p, VisitFn fn, void *st)
+{
+	Walk w = {-1, NULL, NULL, 0};
+	walk_list(p->kernel->body, p->kernel->nbody, w, fn, st, p);
+}
+
+/* ---- derivation state ---- */
+
+typedef struct Der {
+	Ctx *c;
+	Kernel *k;
+	Plan *p;
+	bool ok;
+	/* per-role: does the program only issue async work? */
+	bool *role_async_only;
+} Der;
+
+static Diag *low_err(Der *d, const char *id, Span sp, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static Diag *low_err(Der *d, const char *id, Span sp, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	d->ok = false;
+	return diag_add(d->c->diags, id, SEV_ERROR, sp, "%s", buf);
+}
+
+/* Constant value of a shape extent; reports CK-LOW-005 when it is symbolic. */
+static bool const_extent(Der *d, Expr *e, const char *what, const char *name, long long *out)
+{
+	if (eval_expr(e, d->k, NULL, out) && *out > 0)
+		return true;
+	Diag *g = low_err(d, "CK-LOW-005", e ? e->span : NOSPAN,
+	                  "%s '%s' needs constant positive extents to be lowered for sm_90a", what, name);
+	diag_set(&g->resource, "%s", name);
+	diag_set(&g->hint, "use integer literals or consts for the extents of %s", name);
+	return false;
+}
+
+/* ---- roles ---- */
+
+static void derive_roles(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Vec v = {0};
+	int maxwarp = -1;
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_ROLE)
+			vec_push(&v, k->decls[i]);
+	p->nroles = v.len;
+	p->roles = arena_alloc(&d->c->arena, sizeof(PlanRole) * (size_t)(v.len ? v.len : 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *r = v.data[i];
+		PlanRole *pr = &p->roles[i];
+		pr->name = r->name;
+		pr->decl = r;
+		pr->warp_lo = r->warp_lo;
+		pr->warp_hi = r->warp_hi;
+		if (r->warp_lo < 0 || r->warp_hi < r->warp_lo || r->warp_hi > 31) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' has warp range %d..%d, which sm_90a cannot launch (0 <= lo <= hi <= 31)",
+			                  r->name, r->warp_lo, r->warp_hi);
+			diag_set(&g->role, "%s", r->name);
+			continue;
+		}
+		pr->nwarps = r->warp_hi - r->warp_lo + 1;
+		pr->thread_lo = r->warp_lo * 32;
+		pr->nthreads = pr->nwarps * 32;
+		pr->wg_lo = r->warp_lo / 4;
+		pr->wg_hi = r->warp_hi / 4;
+		bool whole = r->warp_lo % 4 == 0 && pr->nwarps % 4 == 0;
+		pr->nwg = whole ? pr->nwarps / 4 : 0;
+		pr->arrivals_per_arrive = pr->nwg > 0 ? pr->nwg : 1;
+		pr->regs = r->regs;
+		if (r->warp_hi > maxwarp)
+			maxwarp = r->warp_hi;
+	}
+	vec_free(&v);
+	if (p->nroles == 0) {
+		low_err(d, "CK-LOW-003", k->span, "kernel '%s' declares no role; sm_90a lowering needs at least one `role`", k->name);
+		return;
+	}
+	p->block_threads = (maxwarp + 1) * 32;
+	if (p->block_threads > 1024) {
+		low_err(d, "CK-LOW-003", k->span, "kernel '%s' needs %d threads per block; sm_90a allows at most 1024", k->name, p->block_threads);
+		return;
+	}
+	p->nwarpgroups = (p->block_threads + 127) / 128;
+	int base = 65536 / (p->block_threads > 0 ? p->block_threads : 1);
+	if (base > 255)
+		base = 255;
+	base = base / 8 * 8;
+	p->base_regs = base;
+	/* setmaxnreg only when roles state different budgets */
+	int first = 0;
+	bool differ = false;
+	for (int i = 0; i < p->nroles; i++) {
+		if (!p->roles[i].regs)
+			continue;
+		if (!first)
+			first = p->roles[i].regs;
+		else if (p->roles[i].regs != first)
+			differ = true;
+	}
+	long long total = 0;
+	for (int i = 0; i < p->nroles; i++) {
+		PlanRole *pr = &p->roles[i];
+		Decl *r = pr->decl;
+		if (!differ || !pr->regs) {
+			total += (long long)pr->nthreads * base;
+			pr->regs_dir = 0;
+			continue;
+		}
+		if (pr->regs < 24 || pr->regs > 256 || pr->regs % 8 != 0) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' asks for %d registers per thread; setmaxnreg on sm_90a takes a multiple of 8 in 24..256",
+			                  r->name, pr->regs);
+			diag_set(&g->role, "%s", r->name);
+			diag_set(&g->hint, "round the regs of role '%s' to a multiple of 8 between 24 and 256", r->name);
+			continue;
+		}
+		if (pr->nwg == 0) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' (warps %d..%d) states regs but is not whole warpgroups; setmaxnreg on sm_90a applies to aligned warpgroups of 4 warps",
+			                  r->name, r->warp_lo, r->warp_hi);
+			diag_set(&g->role, "%s", r->name);
+			diag_set(&g->hint, "give role '%s' a warp range starting at a multiple of 4 with a multiple of 4 warps, or drop its regs", r->name);
+			continue;
+		}
+		pr->regs_dir = pr->regs < base ? -1 : pr->regs > base ? 1 : 0;
+		total += (long long)pr->nthreads * pr->regs;
+	}
+	if (total > 65536) {
+		Diag *g = low_err(d, "CK-LOW-003", k->span, "the roles of kernel '%s' ask for %lld registers in all; an sm_90a SM has 65536", k->name, total);
+		diag_set(&g->condition, "sum(role threads x regs) <= 65536");
+		diag_set(&g->hint, "lower the regs of the producer or consumer roles");
+	}
+}
+
+/* ---- what each role's program does ---- */
+
+static void mark_async(void *st, Stmt *s, const Walk *w)
+{
+	Der *d = st;
+	if (w->role < 0)
+		return;
+	switch (s->kind) {
+	case S_FOR: case S_IF: case S_WAIT: case S_TMA_LOAD: case S_LET:
+		break;
+	case S_ARRIVE:
+		break;
+	default:
+		d->role_async_only[w->role] = false;
+	}
+}
+
+/* Mark tma destinations, wgmma operands and collect pipelined loops. */
+static void mark_buffers(void *st, Stmt *s, const Walk *w)
+{
+	Der *d = st;
+	Plan *p = d->p;
+	if (s->kind == S_TMA_LOAD) {
+		int b = plan_buffer_index(p, lower_base_name(s->dst));
+		if (b >= 0)
+			p->buffers[b].tma_dst = true;
+	} else if (s->kind == S_WGMMA && s->src && s->src->kind == E_BINARY) {
+		int b1 = plan_buffer_index(p, lower_base_name(s->src->lhs));
+		int b2 = plan_buffer_index(p, lower_base_name(s->src->rhs));
+		if (b1 >= 0)
+			p->buffers[b1].wgmma_operand = true;
+		if (b2 >= 0)
+			p->buffers[b2].wgmma_operand = true;
+	}
+}
+
+/* ---- shared memory ---- */
+
+static void derive_smem(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Vec v = {0};
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_SMEM)
+			vec_push(&v, k->decls[i]);
+	p->nbuffers = v.len;
+	p->buffers = arena_alloc(&d->c->arena, sizeof(PlanBuffer) * (size_t)(v.len ? v.len : 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *s = v.data[i];
+		PlanBuffer *b = &p->buffers[i];
+		b->name = s->name;
+		b->decl = s;
+		b->dt = s->dt;
+		b->rank = s->rank;
+		b->swizzle = s->swizzle;
+		b->stages = 1;
+		b->pipe = -1;
+		long long elems = 1;
+		bool ok = s->rank >= 1 && s->rank <= MAX_RANK;
+		for (int j = 0; ok && j < s->rank; j++) {
+			if (!const_extent(d, s->shape[j], "shared buffer", s->name, &b->shape[j]))
+				ok = false;
+			else
+				elems *= b->shape[j];
+		}
+		if (!ok)
+			continue;
+		b->bytes_per_stage = elems * dtype_size(s->dt);
+		b->row_bytes = (int)(b->shape[s->rank - 1] * dtype_size(s->dt));
+		if (s->ring) {
+			b->pipe = plan_pipe_index(p, s->ring);
+			if (b->pipe < 0) {
+				Diag *g = low_err(d, "CK-LOW-008", s->ring_span, "shared buffer '%s' rings over unknown pipeline '%s'", s->name, s->ring);
+				diag_set(&g->resource, "%s", s->name);
+				continue;
+			}
+			b->stages = p->pipes[b->pipe].stages;
+		}
+	}
+	vec_free(&v);
+	walk_kernel(p, mark_buffers, d);
+	for (int i = 0; i < p->nbuffers; i++) {
+		PlanBuffer *b = &p->buffers[i];
+		if (b->swizzle != SWZ_NONE)
+			b->align = 1024;
+		else if (b->tma_dst || b->wgmma_operand)
+			b->align = 128;
+		else
+			b->align = 16;
+		b->stage_stride = round_up(b->bytes_per_stage, b->align);
+		if (b->wgmma_operand) {
+			b->desc_layout = b->swizzle == SWZ_128B ? 1 : b->swizzle == SWZ_64B ? 2 : b->swizzle == SWZ_32B ? 3 : 0;
+			b->desc_lbo = 16;
+			b->desc_sbo = 8 * b->row_bytes;
+		}
+	}
+	/* place: largest alignment first, declaration order within */
+	long long off = 0;
+	int maxalign = 16;
+	for (int a = 1024; a >= 16; a /= 2) {
+		for (int i = 0; i < p->nbuffers; i++) {
+			PlanBuffer *b = &p->buffers[i];
+			if (b->align != a)
+				continue;
+			off = round_up(off, a);
+			b->offset = off;
+			off += b->stage_stride * b->stages;
+			if (a > maxalign)
+				maxalign = a;
+		}
+	}
+	/* barriers */
+	off = round_up(off, 8);
+	for (int i = 0; i < p->nbarriers; i++) {
+		p->barriers[i].offset = off;
+		off += 8LL * p->barriers[i].count;
+	}
+	p->smem_used = off;
+	p->smem_base_align = maxalign;
+	p->smem_bytes = off + (maxalign > 16 ? maxalign : 0);
+	if (p->smem_bytes > SMEM_LIMIT) {
+		Diag *g = low_err(d, "CK-LOW-004", k->span, "kernel '%s' needs %lld bytes of shared memory (buffers, barriers and %d bytes of alignment slack); sm_90a allows %lld per block",
+		                  k->name, p->smem_bytes, maxalign, SMEM_LIMIT);
+		diag_set(&g->condition, "smem_bytes <= %lld", SMEM_LIMIT);
+		diag_set(&g->hint, "reduce the pipeline stages or the tile sizes");
+	}
+}
+
+/* ---- pipelines, barriers ---- */
+
+static void derive_pipes(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Vec v = {0};
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_PIPELINE)
+			vec_push(&v, k->decls[i]);
+	p->npipes = v.len;
+	p->pipes = arena_alloc(&d->c->arena, sizeof(PlanPipe) * (size_t)(v.len ? v.len : 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *pd = v.data[i];
+		p->pipes[i].name = pd->name;
+		p->pipes[i].decl = pd;
+		p->pipes[i].stages = pd->stages;
+		if (pd->stages < 1 || pd->stages > 64)
+			low_err(d, "CK-LOW-008", pd->span, "pipeline '%s' has %d stages; the sm_90a lowering supports 1..64", pd->name, pd->stages);
+	}
+	vec_free(&v);
+}
+
+static void derive_barriers_decl(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Vec v = {0};
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_BARRIER)
+			vec_push(&v, k->decls[i]);
+	p->nbarriers = v.len;
+	p->barriers = arena_alloc(&d->c->arena, sizeof(PlanBarrier) * (size_t)(v.len ? v.len : 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *bd = v.data[i];
+		PlanBarrier *b = &p->barriers[i];
+		b->name = bd->name;
+		b->decl = bd;
+		b->count = 1;
+		b->pipe = -1;
+		b->arrivals = bd->arrivals;
+		if (bd->ring) {
+			b->pipe = plan_pipe_index(p, bd->ring);
+			if (b->pipe >= 0)
+				b->count = p->pipes[b->pipe].stages;
+		}
+		if (bd->arrivals < 1 || bd->arrivals > (1 << 20) - 1) {
+			Diag *g = low_err(d, "CK-LOW-007", bd->span, "barrier '%s' declares %d arrivals; an sm_90a mbarrier counts 1..1048575", bd->name, bd->arrivals);
+			diag_set(&g->barrier, "%s", bd->name);
+		}
+	}
+	vec_free(&v);
+}
+
+typedef struct TxState {
+	Der *d;
+	Stmt **first_loop;   /* per barrier: loop of its first TMA signal */
+	bool *seen;
+	int *waiter_writes;  /* per barrier: -1 unknown, 0 waiters read, 1 waiters write ring */
+} TxState;
+
+/* Does role r write a buffer of pipeline pipe (tma destination or store)? */
+typedef struct WriteQ {
+	Plan *p;
+	int role, pipe;
+	bool found;
+} WriteQ;
+
+static void find_ring_write(void *st, Stmt *s, const Walk *w)
+{
+	WriteQ *q = st;
+	if (w->role != q->role)
+		return;
+	if (s->kind == S_TMA_LOAD || s->kind == S_STORE || s->kind == S_CP_ASYNC) {
+		int b = plan_buffer_index(q->p, lower_base_name(s->dst));
+		if (b >= 0 && q->p->buffers[b].pipe == q->pipe)
+			q->found = true;
+	}
+}
+
+static void tx_visit(void *st, Stmt *s, const Walk *w)
+{
+	TxState *t = st;
+	Der *d = t->d;
+	Plan *p = d->p;
+	if (s->kind == S_TMA_LOAD) {
+		int bi = plan_barrier_index(p, s->name);
+		int buf = plan_buffer_index(p, lower_base_name(s->dst));
+		if (bi < 0 || buf < 0)
+			return;
+		PlanBarrier *b = &p->barriers[bi];
+		if (w->in_if) {
+			Diag *g = low_err(d, "CK-LOW-007", s->span, "tma signalling barrier '%s' under an `if` inside its loop is not lowered yet for sm_90a (its expect_tx byte count would depend on the branch)", b->name);
+			diag_set(&g->barrier, "%s", b->name);
+			diag_set(&g->hint, "issue the load unconditionally, or split the loop");
+			return;
+		}
+		if (b->pipe >= 0 && (!w->ploop || w->loop != w->ploop || strcmp(w->ploop->pipe, p->pipes[b->pipe].name) != 0)) {
+			Diag *g = low_err(d, "CK-LOW-008", s->span, "tma signalling ring barrier '%s' must sit directly in a loop pipelined on '%s' to be lowered for sm_90a (one phase per iteration)",
+			                  b->name, p->pipes[b->pipe].name);
+			diag_set(&g->barrier, "%s", b->name);
+			diag_set(&g->pipeline, "%s", p->pipes[b->pipe].name);
+			return;
+		}
+		if (!t->seen[bi]) {
+			t->seen[bi] = true;
+			t->first_loop[bi] = w->loop;
+		} else if (t->first_loop[bi] != w->loop) {
+			Diag *g = low_err(d, "CK-LOW-007", s->span, "barrier '%s' is signalled by tma loads in different loops; the sm_90a lowering derives one expect_tx count per barrier and does not lower this yet", b->name);
+			diag_set(&g->barrier, "%s", b->name);
+			diag_set(&g->hint, "use a separate barrier for each loop's loads");
+			return;
+		}
+		b->tx_bytes += p->buffers[buf].bytes_per_stage;
+	} else if (s->kind == S_WAIT) {
+		int bi = plan_barrier_index(p, s->name);
+		if (bi < 0 || w->role < 0)
+			return;
+		PlanBarrier *b = &p->barriers[bi];
+		int writes = 0;
+		if (b->pipe >= 0) {
+			WriteQ q = {p, w->role, b->pipe, false};
+			walk_kernel(p, find_ring_write, &q);
+			writes = q.found;
+			if (!w->ploop || !w->ploop->pipe || strcmp(w->ploop->pipe, p->pipes[b->pipe].name) != 0) {
+				Diag *g = low_err(d, "CK-LOW-008", s->span, "wait on ring barrier '%s' outside a loop pipelined on '%s'; the sm_90a lowering derives its stage from such a loop",
+				                  b->name, p->pipes[b->pipe].name);
+				diag_set(&g->barrier, "%s", b->name);
+				diag_set(&g->pipeline, "%s", p->pipes[b->pipe].name);
+				diag_set(&g->hint, "move the wait into a `for ... pipelined %s` loop", p->pipes[b->pipe].name);
+			}
+		}
+		if (t->waiter_writes[bi] < 0) {
+			t->waiter_writes[bi] = writes;
+			b->starts_free = writes;
+		} else if (t->waiter_writes[bi] != writes) {
+			Diag *g = low_err(d, "CK-LOW-012", s->span, "barrier '%s' is waited both by a role that writes ring '%s' (starts free) and by one that reads it; the sm_90a lowering cannot give it one phase convention",
+			                  b->name, b->pipe >= 0 ? p->pipes[b->pipe].name : "-");
+			diag_set(&g->barrier, "%s", b->name);
+		}
+	}
+}
+
+static void derive_barrier_use(Der *d)
+{
+	Plan *p = d->p;
+	int n = p->nbarriers ? p->nbarriers : 1;
+	TxState t = {d, arena_alloc(&d->c->arena, sizeof(Stmt *) * (size_t)n),
+	             arena_alloc(&d->c->arena, sizeof(bool) * (size_t)n),
+	             arena_alloc(&d->c->arena, sizeof(int) * (size_t)n)};
+	for (int i = 0; i < p->nbarriers; i++)
+		t.waiter_writes[i] = -1;
+	walk_kernel(p, tx_visit, &t);
+	for (int i = 0; i < p->nbarriers; i++) {
+		if (p->barriers[i].tx_bytes >= (1LL << 20)) {
+			Diag *g = low_err(d, "CK-LOW-007", p->barriers[i].decl->span, "barrier '%s' would expect %lld transaction bytes per phase; an sm_90a mbarrier counts fewer than 2^20",
+			                  p->barriers[i].name, p->barriers[i].tx_bytes);
+			diag_set(&g->barrier, "%s", p->barriers[i].name);
+		}
+	}
+}
+
+/* ---- pipelined loops ---- */
+
+static void loop_visit(void *st, Stmt *s, const Walk *w)
+{
+	Der *d = st;
+	Plan *p = d->p;
+	if (s->kind != S_FOR || !s->pipe)
+		return;
+	int pi = plan_pipe_index(p, s->pipe);
+	if (pi < 0 || w->role < 0) {
+		low_err(d, "CK-LOW-008", s->pipe_span, "loop pipelined on unknown pipeline '%s' (or outside a role)", s->pipe);
+		return;
+	}
+	if (w->ploop && w->ploop->pipe && strcmp(w->ploop->pipe, s->pipe) == 0) {
+		Diag *g = low_err(d, "CK-LOW-008", s->span, "loops pipelined on '%s' are nested; the sm_90a lowering advances one stage per iteration of one loop and does not lower this", s->pipe);
+		diag_set(&g->pipeline, "%s", s->pipe);
+		return;
+	}
+	PlanLoop *l = &p->loops[p->nloops++];
+	l->loop = s;
+	l->pipe = pi;
+	l->role = w->role;
+	l->stage_var = arena_printf(&d->c->arena, "%s_stage", s->pipe);
+	l->phase_var = arena_printf(&d->c->arena, "%s_phase", s->pipe);
+}
+
+static void count_loops(void *st, Stmt *s, const Walk *w)
+{
+	if (s->kind == S_FOR && s->pipe)
+		(*(int *)st)++;
+}
+
+/* ---- TMA maps ---- */
+
+static Expr *mk_int(Der *d, long long v)
+{
+	Expr *e = arena_alloc(&d->c->arena, sizeof(Expr));
+	e->kind = E_INT;
+	e->span = NOSPAN;
+	e->ival = v;
+	e->is_const = true;
+	e->cval = v;
+	return e;
+}
+
+static Expr *mk_mul(Der *d, Expr *a, Expr *b)
+{
+	Expr *e = arena_alloc(&d->c->arena, sizeof(Expr));
+	e->kind = E_BINARY;
+	e->span = NOSPAN;
+	e->op = '*';
+	e->lhs = a;
+	e->rhs = b;
+	return e;
+}
+
+static void tmap_visit(void *st, Stmt *s, const Walk *w)
+{
+	Der *d = st;
+	Plan *p = d->p;
+	Kernel *k = d->k;
+	if (s->kind != S_TMA_LOAD)
+		return;
+	const char *pname = lower_base_name(s->src);
+	Decl *param = find_decl(k, D_PARAM, pname);
+	int bi = plan_buffer_index(p, lower_base_name(s->dst));
+	if (!param || param->space != SP_GLOBAL || !s->src || s->src->kind != E_INDEX || bi < 0) {
+		low_err(d, "CK-LOW-006", s->span, "tma load must copy a slice of a global tensor parameter into a shared buffer");
+		return;
+	}
+	PlanBuffer *buf = &p->buffers[bi];
+	int r = param->rank;
+	if (r < 1 || r > 5 || r > MAX_RANK || s->src->nslices != r) {
+		low_err(d, "CK-LOW-006", s->src->span, "tma load from '%s' needs one slice per dimension (rank %d, at most %d)", pname, r, MAX_RANK);
+		return;
+	}
+	int box[MAX_RANK] = {0};
+	long long elems = 1;
+	for (int i = 0; i < r; i++) {
+		Slice *sl = &s->src->slices[r - 1 - i];
+		long long len = 1;
+		if (sl->kind == SL_RANGE) {
+			if (!eval_expr(sl->len, k, NULL, &len) || len <= 0) {
+				Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent of '%s' must be a positive constant", pname);
+				diag_set(&g->resource, "%s", pname);
+				return;
+			}
+		} else if (sl->kind == SL_ALL) {
+			if (!eval_expr(param->shape[r - 1 - i], k, NULL, &len)) {
+				Diag *g = low_err(d, "CK-LOW-006", sl->span, "`:` over symbolic dimension of '%s' cannot be a tma box; give an explicit `start +: length`", pname);
+				diag_set(&g->resource, "%s", pname);
+				return;
+			}
+		}
+		if (len > 256) {
+			Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent %lld of '%s' exceeds 256, the sm_90a TMA limit", len, pname);
+			diag_set(&g->resource, "%s", pname);
+			diag_set(&g->hint, "split the load into boxes of at most 256 along this dimension");
+			return;
+		}
+		box[i] = (int)len;
+		elems *= len;
+	}
+	int esz = dtype_size(param->dt);
+	int inner_bytes = box[0] * esz;
+	if (inner_bytes % 16 != 0) {
+		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of 16", pname, inner_bytes);
+		diag_set(&g->resource, "%s", pname);
+		return;
+	}
+	if (buf->swizzle != SWZ_NONE && inner_bytes > swizzle_bytes(buf->swizzle)) {
+		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' is %d bytes wide, more than the %s swizzle span of buffer '%s'", pname, inner_bytes,
+		                  swizzle_name(buf->swizzle), buf->name);
+		diag_set(&g->resource, "%s", buf->name);
+		diag_set(&g->hint, "make the innermost extent of '%s' %d bytes or use a wider swizzle", buf->name, swizzle_bytes(buf->swizzle));
+		return;
+	}
+	if (elems * esz != buf->bytes_per_stage || param->dt != buf->dt) {
+		Diag *g = low_err(d, "CK-LOW-006", s->span, "tma box of '%s' (%lld x %s) does not fill buffer '%s' (%lld bytes per stage)", pname, elems, dtype_name(param->dt),
+		                  buf->name, buf->bytes_per_stage);
+		diag_set(&g->resource, "%s", buf->name);
+		return;
+	}
+	/* reuse an identical map */
+	for (int i = 0; i < p->ntmaps; i++) {
+		PlanTmap *t = &p->tmaps[i];
+		if (t->param_decl == param && t->swizzle == buf->swizzle && memcmp(t->box, box, sizeof box) == 0) {
+			t->uses[t->nuses++] = s;
+			return;
+		}
+	}
+	PlanTmap *t = &p->tmaps[p->ntmaps++];
+	t->param = pname;
+	t->param_decl = param;
+	t->dt = param->dt;
+	t->rank = r;
+	Expr *stride = mk_int(d, esz);
+	for (int i = 0; i < r; i++) {
+		t->gdims[i] = param->shape[r - 1 - i];
+		t->box[i] = box[i];
+		t->elem_strides[i] = 1;
+		if (i > 0) {
+			stride = mk_mul(d, stride, param->shape[r - i]);
+			t->gstrides[i] = stride;
+		}
+	}
+	t->swizzle = buf->swizzle;
+	t->smem_buffer = bi;
+	t->box_bytes = (int)(elems * esz);
+	int same = 0;
+	for (int i = 0; i < p->ntmaps - 1; i++)
+		if (p->tmaps[i].param_decl == param)
+			same++;
+	t->var = same ? arena_printf(&d->c->arena, "tm%s_%d", pname, same) : arena_printf(&d->c->arena, "tm%s", pname);
+	t->uses = arena_alloc(&d->c->arena, sizeof(Stmt *) * (size_t)(k->nstmts > 0 ? k->nstmts : 256));
+	t->uses[t->nuses++] = s;
+}
+
+static void count_tma(void *st, Stmt *s, const Walk *w)
+{
+	if (s->kind == S_TMA_LOAD)
+		(*(int *)st)++;
+}
+
+/* ---- fragments ---- */
+
+static void derive_frags(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Vec v = {0};
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_FRAG)
+			vec_push(&v, k->decls[i]);
+	p->nfrags = v.len;
+	p->frags = arena_alloc(&d->c->arena, sizeof(PlanFrag) * (size_t)(v.len ? v.len : 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *fd = v.data[i];
+		PlanFrag *f = &p->frags[i];
+		f->name = fd->name;
+		f->decl = fd;
+		f->dt = fd->dt;
+		f->split = fd->split;
+		f->role = plan_role_index(p, fd->owner);
+		if (f->role < 0) {
+			low_err(d, "CK-LOW-009", fd->owner_span, "fragment '%s' is owned by unknown role '%s'", fd->name, fd->owner ? fd->owner : "?");
+			continue;
+		}
+		if (fd->rank < 1 || fd->rank > 2) {
+			low_err(d, "CK-LOW-009", fd->span, "fragment '%s' has rank %d; the sm_90a lowering handles rank 1 and 2 fragments", fd->name, fd->rank);
+			continue;
+		}
+		long long rows = 1, cols = 1;
+		if (fd->rank == 2) {
+			if (!const_extent(d, fd->shape[0], "fragment", fd->name, &rows) || !const_extent(d, fd->shape[1], "fragment", fd->name, &cols))
+				continue;
+		} else if (!const_extent(d, fd->shape[0], "fragment", fd->name, &rows)) {
+			continue;   /* rank 1: one value per row (e.g. a row reduction's result) */
+		}
+		f->rows = rows;
+		f->cols = cols;
+		PlanRole *r = &p->roles[f->role];
+		int nwg = r->nwg > 0 ? r->nwg : 1;
+		f->wg_rows = rows;
+		f->wg_cols = cols;
+		if (fd->split == SPLIT_M) {
+			if (rows % nwg) {
+				low_err(d, "CK-LOW-009", fd->span, "fragment '%s' splits %lld rows over the %d warpgroups of role '%s', which does not divide", fd->name, rows, nwg, r->name);
+				continue;
+			}
+			f->wg_rows = rows / nwg;
+		} else if (fd->split == SPLIT_N) {
+			if (cols % nwg) {
+				low_err(d, "CK-LOW-009", fd->span, "fragment '%s' splits %lld columns over the %d warpgroups of role '%s', which does not divide", fd->name, cols, nwg, r->name);
+				continue;
+			}
+			f->wg_cols = cols / nwg;
+		}
+		f->mtiles = f->wg_rows % 64 == 0 ? (int)(f->wg_rows / 64) : 0;
+		f->regs_per_thread = f->mtiles ? (int)(f->mtiles * f->wg_cols / 2) : 0;
+	}
+	vec_free(&v);
+}
+
+/* ---- launch and arguments ---- */
+
+static void derive_launch(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	Decl *grid = NULL, *cluster = NULL;
+	for (int i = 0; i < k->ndecls; i++) {
+		if (k->decls[i]->kind == D_GRID)
+			grid = k->decls[i];
+		if (k->decls[i]->kind == D_CLUSTER)
+			cluster = k->decls[i];
+	}
+	p->cluster[0] = p->cluster[1] = p->cluster[2] = 1;
+	if (!grid) {
+		Diag *g = low_err(d, "CK-LOW-010", k->name_span, "kernel '%s' has no `grid` declaration; the sm_90a lowering needs the block coordinates", k->name);
+		diag_set(&g->hint, "add e.g. `grid (N / 256, M / 128) as (bn, bm)`");
+		return;
+	}
+	if (grid->nexprs < 1 || grid->nexprs > 3) {
+		low_err(d, "CK-LOW-010", grid->span, "grid of kernel '%s' has %d extents; sm_90a launches 1 to 3", k->name, grid->nexprs);
+		return;
+	}
+	p->grid_rank = grid->nexprs;
+	p->persistent = grid->persistent;
+	Expr *tiles = NULL;
+	for (int i = 0; i < grid->nexprs; i++) {
+		p->grid[i] = grid->exprs[i];
+		tiles = tiles ? mk_mul(d, tiles, grid->exprs[i]) : grid->exprs[i];
+	}
+	p->tiles = tiles;
+	if (cluster) {
+		for (int i = 0; i < cluster->nexprs && i < 3; i++) {
+			long long v;
+			if (!eval_expr(cluster->exprs[i], k, NULL, &v) || v < 1 || v > 8) {
+				low_err(d, "CK-LOW-010", cluster->span, "cluster extents must be constants in 1..8");
+				return;
+			}
+			p->cluster[i] = (int)v;
+		}
+		if (p->cluster[0] * p->cluster[1] * p->cluster[2] != 1) {
+			Diag *g = low_err(d, "CK-LOW-010", cluster->span, "clusters of more than one CTA (multicast TMA, remote barrier arrival) are not lowered yet for sm_90a");
+			diag_set(&g->hint, "remove the `cluster` declaration or use cluster (1)");
+		}
+	}
+}
+
+typedef struct PtrQ {
+	Plan *p;
+	Kernel *k;
+	bool *direct;   /* per param decl index in k->decls */
+} PtrQ;
+
+static void ptr_visit(void *st, Stmt *s, const Walk *w)
+{
+	PtrQ *q = st;
+	const char *names[2] = {NULL, NULL};
+	if (s->kind == S_STORE || s->kind == S_ATOMIC || s->kind == S_TMA_STORE)
+		names[0] = lower_base_name(s->dst);
+	if (s->kind == S_LOAD || s->kind == S_CP_ASYNC)
+		names[1] = lower_base_name(s->src);
+	for (int n = 0; n < 2; n++) {
+		if (!names[n])
+			continue;
+		for (int i = 0; i < q->k->ndecls; i++) {
+			Decl *dd = q->k->decls[i];
+			if (dd->kind == D_PARAM && dd->space == SP_GLOBAL && strcmp(dd->name, names[n]) == 0)
+				q->direct[i] = true;
+		}
+	}
+}
+
+static void derive_args(Der *d)
+{
+	Kernel *k = d->k;
+	Plan *p = d->p;
+	int cap = p->ntmaps + k->ndecls + k->ndims + 1;
+	p->args = arena_alloc(&d->c->arena, sizeof(PlanArg) * (size_t)cap);
+	for (int i = 0; i < p->ntmaps; i++)
+		p->args[p->nargs++] = (PlanArg){ARG_TMAP, p->tmaps[i].var, i, p->tmaps[i].dt};
+	PtrQ q = {p, k, arena_alloc(&d->c->arena, sizeof(bool) * (size_t)(k->ndecls + 1))};
+	walk_kernel(p, ptr_visit, &q);
+	int pidx = 0;
+	for (int i = 0; i < k->ndecls; i++) {
+		Decl *dd = k->decls[i];
+		if (dd->kind != D_PARAM)
+			continue;
+		if (dd->space == SP_GLOBAL && q.direct[i])
+			p->args[p->nargs++] = (PlanArg){ARG_PTR, dd->name, pidx, dd->dt};
+		pidx++;
+	}
+	for (int i = 0; i < k->ndims; i++)
+		p->args[p->nargs++] = (PlanArg){ARG_DIM, k->dims[i], i, DT_I32};
+	pidx = 0;
+	for (int i = 0; i < k->ndecls; i++) {
+		Decl *dd = k->decls[i];
+		if (dd->kind != D_PARAM)
+			continue;
+		if (dd->space != SP_GLOBAL)
+			p->args[p->nargs++] = (PlanArg){ARG_SCALAR, dd->name, pidx, dd->dt};
+		pidx++;
+	}
+}
+
+/* ---- entry ---- */
+
+Plan *derive_plan(Ctx *c, Kernel *k)
+{
+	Der d = {c, k, NULL, true, NULL};
+	if (!k)
+		return NULL;
+	if (k->target != TGT_SM90A) {
+		Diag *g = diag_add(c->diags, "CK-LOW-001", SEV_ERROR, k->target_span,
+		                   "lowering for %s is not implemented yet; kernel '%s' cannot be built", target_name(k->target), k->name);
+		diag_set(&g->hint, "target sm_90a, or check the kernel with `cake check` only");
+		return NULL;
+	}
+	Plan *p = arena_alloc(&c->arena, sizeof(Plan));
+	d.p = p;
+	p->kernel = k;
+	p->name = k->name;
+	p->target = k->target;
+	p->dims = k->dims;
+	p->ndims = k->ndims;
+	derive_roles(&d);
+	if (!d.ok)
+		return NULL;
+	d.role_async_only = arena_alloc(&c->arena, sizeof(bool) * (size_t)p->nroles);
+	for (int i = 0; i < p->nroles; i++)
+		d.role_async_only[i] = true;
+	walk_kernel(p, mark_async, &d);
+	for (int i = 0; i < p->nroles; i++)
+		p->roles[i].single_thread = d.role_async_only[i];
+	derive_pipes(&d);
+	derive_barriers_decl(&d);
+	derive_smem(&d);
+	derive_barrier_use(&d);
+	int nl = 0;
+	walk_kernel(p, count_loops, &nl);
+	p->loops = arena_alloc(&c->arena, sizeof(PlanLoop) * (size_t)(nl ? nl : 1));
+	walk_kernel(p, loop_visit, &d);
+	int nt = 0;
+	walk_kernel(p, count_tma, &nt);
+	p->tmaps = arena_alloc(&c->arena, sizeof(PlanTmap) * (size_t)(nt ? nt : 1));
+	walk_kernel(p, tmap_visit, &d);
+	derive_frags(&d);
+	derive_launch(&d);
+	derive_args(&d);
+	return d.ok ? p : NULL;
+}
+
+/* ---- printing ---- */
+
+static void print_e(StrBuf *out, const Expr *e, const Kernel *k)
+{
+	if (!e)
+		sb_puts(out, "1");
+	else
+		lower_expr_c(out, e, k);
+}
+
+void plan_print(StrBuf *out, const Plan *p)
+{
+	const Kernel *k = p->kernel;
+	sb_printf(out, "plan of kernel %s (target %s)\n", p->name, target_name(p->target));
+	sb_printf(out, "\nlaunch\n  block      %d threads (%d warpgroups), launch register budget %d/thread\n", p->block_threads, p->nwarpgroups, p->base_regs);
+	sb_puts(out, "  grid       (");
+	for (int i = 0; i < p->grid_rank; i++) {
+		if (i)
+			sb_puts(out, ", ");
+		print_e(out, p->grid[i], k);
+	}
+	sb_printf(out, ")%s\n", p->persistent ? "  persistent: launch min(#SMs, tiles) CTAs along x, each loops over tiles" : "");
+	sb_printf(out, "  cluster    (%d, %d, %d)\n", p->cluster[0], p->cluster[1], p->cluster[2]);
+	sb_printf(out, "  smem       %lld bytes dynamic (%lld used + %d alignment slack; base aligned to %d)\n",
+	          p->smem_bytes, p->smem_used, (int)(p->smem_bytes - p->smem_used), p->smem_base_align);
+
+	sb_puts(out, "\nroles\n  name        warps    threads    warpgroups  setmaxnreg      issue\n");
+	for (int i = 0; i < p->nroles; i++) {
+		const PlanRole *r = &p->roles[i];
+		char wg[32], reg[32], warps[32], thr[32];
+		snprintf(warps, sizeof warps, "%d..%d", r->warp_lo, r->warp_hi);
+		snprintf(thr, sizeof thr, "%d..%d", r->thread_lo, r->thread_lo + r->nthreads - 1);
+		if (r->nwg)
+			snprintf(wg, sizeof wg, "%d..%d (%d)", r->wg_lo, r->wg_hi, r->nwg);
+		else
+			snprintf(wg, sizeof wg, "partial");
+		if (r->regs_dir)
+			snprintf(reg, sizeof reg, "%s %d", r->regs_dir > 0 ? "inc" : "dec", r->regs);
+		else
+			snprintf(reg, sizeof reg, "-");
+		sb_printf(out, "  %-10s  %-7s  %-9s  %-10s  %-14s  %s\n", r->name, warps, thr, wg, reg,
+		          r->single_thread ? "one elected thread" : "all threads");
+	}
+
+	sb_puts(out, "\nshared memory (offsets from the aligned base)\n  name        offset   align  swizzle  stages  bytes/stage  stride   shape\n");
+	for (int i = 0; i < p->nbuffers; i++) {
+		const PlanBuffer *b = &p->buffers[i];
+		char shape[96] = "";
+		size_t n = 0;
+		for (int j = 0; j < b->rank && n < sizeof shape - 24; j++)
+			n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%lld", j ? "x" : "", b->shape[j]);
+		sb_printf(out, "  %-10s  %-7lld  %-5d  %-7s  %-6d  %-11lld  %-7lld  %s %s%s%s\n", b->name, b->offset, b->align,
+		          swizzle_name(b->swizzle), b->stages, b->bytes_per_stage, b->stage_stride, dtype_name(b->dt), shape,
+		          b->tma_dst ? "  tma-dst" : "", b->wgmma_operand ? "  wgmma" : "");
+		if (b->wgmma_operand)
+			sb_printf(out, "              wgmma descriptor: LBO %d, SBO %d, layout %d (%s)\n", b->desc_lbo, b->desc_sbo, b->desc_layout, swizzle_name(b->swizzle));
+	}
+	sb_puts(out, "\nbarriers (mbarrier, 8 bytes each)\n  name        offset   count  arrivals  tx-bytes  first wait\n");
+	for (int i = 0; i < p->nbarriers; i++) {
+		const PlanBarrier *b = &p->barriers[i];
+		sb_printf(out, "  %-10s  %-7lld  %-5d  %-8d  %-8lld  %s\n", b->name, b->offset, b->count, b->arrivals, b->tx_bytes,
+		          b->starts_free ? "starts free (parity phase^1)" : "parity phase");
+	}
+	sb_puts(out, "\npipelined loops (stage += 1 per iteration; phase ^= 1 when stage wraps; carried across tiles)\n");
+	for (int i = 0; i < p->nloops; i++) {
+		const PlanLoop *l = &p->loops[i];
+		sb_printf(out, "  line %-4d role %-8s for %s pipelined %s: %s, %s (stages %d)\n", l->loop->span.line, p->roles[l->role].name,
+		          l->loop->name ? l->loop->name : "?", p->pipes[l->pipe].name, l->stage_var, l->phase_var, p->pipes[l->pipe].stages);
+	}
+	sb_puts(out, "\ntensor maps (cuTensorMapEncodeTiled; innermost dimension first)\n");
+	for (int i = 0; i < p->ntmaps; i++) {
+		const PlanTmap *t = &p->tmaps[i];
+		sb_printf(out, "  %-6s %s %s rank %d dims (", t->var, t->param, dtype_name(t->dt), t->rank);
+		for (int j = 0; j < t->rank; j++) {
+			if (j)
+				sb_puts(out, ", ");
+			print_e(out, t->gdims[j], k);
+		}
+		sb_puts(out, ") strides (");
+		for (int j = 1; j < t->rank; j++) {
+			if (j > 1)
+				sb_puts(out, ", ");
+			print_e(out, t->gstrides[j], k);
+		}
+		sb_puts(out, ") box (");
+		for (int j = 0; j < t->rank; j++)
+			sb_printf(out, "%s%d", j ? ", " : "", t->box[j]);
+		sb_printf(out, ") %d bytes, swizzle %s -> %s\n", t->box_bytes, swizzle_name(t->swizzle), p->buffers[t->smem_buffer].name);
+	}
+	if (p->nfrags) {
+		sb_puts(out, "\nfragments\n");
+		for (int i = 0; i < p->nfrags; i++) {
+			const PlanFrag *f = &p->frags[i];
+			sb_printf(out, "  %-8s %s[%lld, %lld] in %s%s: per warpgroup %lld x %lld (%d m64 tiles, %d f32 regs/thread)\n", f->name,
+			          dtype_name(f->dt), f->rows, f->cols, f->role >= 0 ? p->roles[f->role].name : "?",
+			          f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", f->wg_rows, f->wg_cols, f->mtiles,
+			          f->regs_per_thread);
+		}
+	}
+	sb_puts(out, "\nkernel arguments (in order)\n");
+	static const char *kinds[] = {"tensor-map", "pointer", "dim", "scalar", "debug"};
+	for (int i = 0; i < p->nargs; i++)
+		sb_printf(out, "  %d  %-10s %s\n", i, kinds[p->args[i].kind], p->args[i].name);
+}

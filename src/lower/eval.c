@@ -1,0 +1,277 @@
+/*
+ * eval.c — scalar expressions over bound dims, and their C spelling.
+ *
+ * The lowering keeps every size that depends on the problem shape symbolic:
+ * grid extents, tensor-map extents and strides and loop bounds are Expr
+ * trees over the kernel's dims (M, N, K) and consts. The runner binds the
+ * dims at launch and needs the numbers, so eval_expr() folds such a tree with
+ * 64-bit checked arithmetic (any overflow, division by zero or name it cannot
+ * bind makes it fail rather than return a wrong value). eval_domain() checks
+ * the kernel's `domain` constraints the same way before a launch.
+ *
+ * lower_expr_c() is the other direction: the C text the emitter writes for a
+ * scalar expression inside the generated kernel, where dims are kernel
+ * arguments, grid variables and loop variables are locals and consts are
+ * inlined as their folded value.
+ */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Find a declaration of kind `kind` named `name` among k's declarations. */
+static const Decl *find_decl(const Kernel *k, DeclKind kind, const char *name)
+{
+	for (int i = 0; i < k->ndecls; i++) {
+		const Decl *d = k->decls[i];
+		if (d->kind == kind && d->name && strcmp(d->name, name) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+static int dim_index(const Kernel *k, const char *name)
+{
+	for (int i = 0; i < k->ndims; i++)
+		if (k->dims[i] && strcmp(k->dims[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static bool eval_rec(const Expr *e, const Kernel *k, const long long *dv, long long *out, int depth)
+{
+	long long a, b;
+	if (!e || depth > 64)
+		return false;
+	switch (e->kind) {
+	case E_INT:
+		*out = e->ival;
+		return true;
+	case E_IDENT: {
+		int di = dim_index(k, e->name);
+		if (di >= 0) {
+			if (!dv)
+				return false;
+			*out = dv[di];
+			return true;
+		}
+		const Decl *d = find_decl(k, D_CONST, e->name);
+		if (d)
+			return eval_rec(d->value, k, dv, out, depth + 1);
+		if (e->is_const) {
+			*out = e->cval;
+			return true;
+		}
+		return false;
+	}
+	case E_UNARY:
+		if (!eval_rec(e->lhs, k, dv, &a, depth + 1))
+			return false;
+		if (e->op == '-') {
+			if (a == (-9223372036854775807LL - 1))
+				return false;
+			*out = -a;
+		} else if (e->op == '!') {
+			*out = !a;
+		} else {
+			return false;
+		}
+		return true;
+	case E_BINARY:
+		if (e->op == '@')
+			return false;
+		if (!eval_rec(e->lhs, k, dv, &a, depth + 1) || !eval_rec(e->rhs, k, dv, &b, depth + 1))
+			return false;
+		switch (e->op) {
+		case '+': return !__builtin_add_overflow(a, b, out);
+		case '-': return !__builtin_sub_overflow(a, b, out);
+		case '*': return !__builtin_mul_overflow(a, b, out);
+		case '/':
+			if (b == 0 || (b == -1 && a == (-9223372036854775807LL - 1)))
+				return false;
+			*out = a / b;
+			return true;
+		case '%':
+			if (b == 0 || b == -1)
+				return b == -1 ? (*out = 0, true) : false;
+			*out = a % b;
+			return true;
+		case OP_SHL:
+			if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0)
+				return false;
+			*out = a << b;
+			return true;
+		case OP_SHR:
+			if (b < 0 || b > 63)
+				return false;
+			*out = a >> b;
+			return true;
+		case '<': *out = a < b; return true;
+		case '>': *out = a > b; return true;
+		case OP_LE: *out = a <= b; return true;
+		case OP_GE: *out = a >= b; return true;
+		case OP_EQ: *out = a == b; return true;
+		case OP_NE: *out = a != b; return true;
+		case OP_AND: *out = a && b; return true;
+		case OP_OR: *out = a || b; return true;
+		default: return false;
+		}
+	case E_CALL:
+		if (e->nargs == 2 && e->name && (strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0)) {
+			if (!eval_rec(e->args[0], k, dv, &a, depth + 1) || !eval_rec(e->args[1], k, dv, &b, depth + 1))
+				return false;
+			*out = (e->name[1] == 'i') ? (a < b ? a : b) : (a > b ? a : b);
+			return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+bool eval_expr(const Expr *e, const Kernel *k, const long long *dimvals, long long *out)
+{
+	long long v;
+	if (!eval_rec(e, k, dimvals, &v, 0))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Operator spelling shared by the C printer. */
+static const char *op_text(int op)
+{
+	switch (op) {
+	case OP_EQ: return "==";
+	case OP_NE: return "!=";
+	case OP_LE: return "<=";
+	case OP_GE: return ">=";
+	case OP_AND: return "&&";
+	case OP_OR: return "||";
+	case OP_SHL: return "<<";
+	case OP_SHR: return ">>";
+	case '+': return "+";
+	case '-': return "-";
+	case '*': return "*";
+	case '/': return "/";
+	case '%': return "%";
+	case '<': return "<";
+	case '>': return ">";
+	case '!': return "!";
+	default:
+		return "?";
+	}
+}
+
+/* C precedence of a binary operator (higher binds tighter). */
+static int c_prec(int op)
+{
+	switch (op) {
+	case OP_OR: return 1;
+	case OP_AND: return 2;
+	case OP_EQ: case OP_NE: return 3;
+	case '<': case '>': case OP_LE: case OP_GE: return 4;
+	case OP_SHL: case OP_SHR: return 5;
+	case '+': case '-': return 6;
+	case '*': case '/': case '%': return 7;
+	default: return 0;
+	}
+}
+
+/* Print e in a context that binds with strength `ctx`: parenthesise when e
+ * binds more loosely. Right operands pass ctx + 1 (left-associative ops). */
+static void expr_c(StrBuf *out, const Expr *e, const Kernel *k, int ctx)
+{
+	long long v;
+	if (!e) {
+		sb_puts(out, "0");
+		return;
+	}
+	switch (e->kind) {
+	case E_INT:
+		sb_printf(out, "%lld", e->ival);
+		return;
+	case E_FLOAT:
+		sb_printf(out, "%.9gf", e->fval);
+		return;
+	case E_INF:
+		sb_puts(out, "__int_as_float(0x7f800000)");
+		return;
+	case E_IDENT:
+		if (dim_index(k, e->name) < 0 && find_decl(k, D_CONST, e->name) && eval_expr(e, k, NULL, &v)) {
+			sb_printf(out, "%lld", v);
+			return;
+		}
+		sb_puts(out, e->name);
+		return;
+	case E_UNARY:
+		sb_puts(out, op_text(e->op));
+		expr_c(out, e->lhs, k, 8);
+		return;
+	case E_BINARY: {
+		if (e->op != OP_EQ && e->op != OP_NE && c_prec(e->op) > 3 && eval_expr(e, k, NULL, &v)) {
+			sb_printf(out, "%lld", v);
+			return;
+		}
+		int pr = c_prec(e->op);
+		bool paren = pr < ctx;
+		if (paren)
+			sb_putc(out, '(');
+		expr_c(out, e->lhs, k, pr);
+		sb_printf(out, " %s ", op_text(e->op));
+		expr_c(out, e->rhs, k, pr + 1);
+		if (paren)
+			sb_putc(out, ')');
+		return;
+	}
+	case E_CALL:
+		if (e->name && (strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0) && e->nargs == 2) {
+			sb_printf(out, "%s(", e->name);
+			expr_c(out, e->args[0], k, 0);
+			sb_puts(out, ", ");
+			expr_c(out, e->args[1], k, 0);
+			sb_putc(out, ')');
+			return;
+		}
+		sb_printf(out, "/* unsupported call %s */ 0", e->name ? e->name : "?");
+		return;
+	default:
+		sb_puts(out, "/* unsupported expression */ 0");
+		return;
+	}
+}
+
+void lower_expr_c(StrBuf *out, const Expr *e, const Kernel *k)
+{
+	expr_c(out, e, k, 0);
+}
+
+/* Source-like text of a domain constraint (for messages), malloc'd. */
+static char *constraint_text(const Expr *e, const Kernel *k)
+{
+	StrBuf b = {0};
+	lower_expr_c(&b, e, k);
+	char *r = xstrdup(sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+bool eval_domain(const Kernel *k, const long long *dimvals, const char **failed_constraint)
+{
+	if (failed_constraint)
+		*failed_constraint = NULL;
+	for (int i = 0; i < k->ndecls; i++) {
+		const Decl *d = k->decls[i];
+		if (d->kind != D_DOMAIN)
+			continue;
+		for (int j = 0; j < d->nexprs; j++) {
+			long long v = 0;
+			if (eval_expr(d->exprs[j], k, dimvals, &v) && v != 0)
+				continue;
+			if (failed_constraint)
+				*failed_constraint = constraint_text(d->exprs[j], k);
+			return false;
+		}
+	}
+	return true;
+}

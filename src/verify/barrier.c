@@ -1,0 +1,313 @@
+/*
+ * barrier.c — the mbarrier protocol (CK-BAR-*).
+ *
+ * For every declared barrier this family derives, from the role programs,
+ * who arrives on it (arrive statements and TMA loads that `signal` it), who
+ * waits on it, how many arrivals one phase receives, and in which pipelined
+ * loop each use sits. It then checks the protocol the lowering relies on:
+ *
+ *   arrivals per phase   sum over arriving roles of (warpgroups of the role
+ *                        x arrive statements per iteration) plus one per
+ *                        role whose TMA loads signal the barrier; if/else
+ *                        branches count by their larger side. Must equal
+ *                        the declared `arrivals` (CK-BAR-001).
+ *   tx bytes             derived from the TMA boxes; a conditional TMA in a
+ *                        loop body makes the per-phase total unreliable
+ *                        (CK-BAR-002).
+ *   producers            every wait needs an arriving role other than the
+ *                        waiter (CK-BAR-003, CK-BAR-004) and uses must match
+ *                        the declared producer/consumer lists (CK-BAR-008).
+ *   pipelines            ring barriers are used only inside loops pipelined
+ *                        on their ring (CK-BAR-005, CK-BAR-007), and the
+ *                        roles of one pipeline run equal trip counts
+ *                        (CK-BAR-006), compared symbolically, then at the
+ *                        sampled domain points.
+ */
+#include "verify_int.h"
+
+static bool in_list(const char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && name && strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* arrive statements on b in one execution of body (loops not descended; if = max branch) */
+static int count_arrives(const VCtx *v, Stmt **body, int n, int b, bool tma, int depth)
+{
+	int c = 0;
+	if (depth > 200)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		Stmt *s = body[i];
+		if (!s)
+			continue;
+		if (!tma && s->kind == S_ARRIVE && v_bar(v, s->name) == b)
+			c++;
+		else if (tma && s->kind == S_TMA_LOAD && v_bar(v, s->name) == b)
+			c = 1;
+		else if (s->kind == S_IF) {
+			int t = count_arrives(v, s->body, s->nbody, b, tma, depth + 1);
+			int e = count_arrives(v, s->els, s->nels, b, tma, depth + 1);
+			int m = t > e ? t : e;
+			c = tma ? (c || m) : c + m;
+		}
+	}
+	return c;
+}
+
+/* max over the role's blocks (program body and every loop body) */
+static int role_arrives(const VCtx *v, int r, int b, bool tma, Stmt **where)
+{
+	int best = 0;
+	Stmt *prog = v->roles[r].prog;
+	if (!prog)
+		return 0;
+	int c = count_arrives(v, prog->body, prog->nbody, b, tma, 0);
+	if (c > best)
+		best = c;
+	for (int i = 0; i < v->nst; i++) {
+		VStmt *e = &v->st[i];
+		if (e->role != r)
+			continue;
+		if (e->s->kind == S_FOR) {
+			c = count_arrives(v, e->s->body, e->s->nbody, b, tma, 0);
+			if (c > best)
+				best = c;
+		}
+		if (where && !*where && (tma ? e->s->kind == S_TMA_LOAD : e->s->kind == S_ARRIVE) &&
+		    v_bar(v, e->s->name) == b)
+			*where = e->s;
+	}
+	return best;
+}
+
+static void check_arrivals(VCtx *v, int b)
+{
+	VBar *B = &v->bars[b];
+	int derived = 0;
+	StrBuf why = {0};
+	Stmt *first = NULL;
+	for (int r = 0; r < v->nroles; r++) {
+		Stmt *w = NULL;
+		int na = role_arrives(v, r, b, false, &w);
+		Stmt *w2 = NULL;
+		int nt = role_arrives(v, r, b, true, &w2);
+		if (!first)
+			first = w ? w : w2;
+		if (na) {
+			int wt = v->roles[r].arrive_weight;
+			derived += na * wt;
+			sb_printf(&why, "%srole %s: %d arrive x %d (%s)", why.len ? ", " : "", v->roles[r].name,
+			          na, wt, wt == 1 && v->roles[r].warps < 4 ? "one per role under 4 warps" :
+			          wt == 1 ? "1 warpgroup" : "warpgroups");
+		}
+		if (nt) {
+			derived += 1;
+			sb_printf(&why, "%srole %s: 1 TMA expect_tx arrive", why.len ? ", " : "",
+			          v->roles[r].name);
+		}
+	}
+	if (derived == 0 || derived == B->d->arrivals || B->d->arrivals < 1) {
+		sb_free(&why);
+		return;
+	}
+	Diag *d = v_report(v, "CK-BAR-001", B->d->span, -1, NULL, b, -1,
+	                   "barrier '%s' declares %d arrivals per phase but the role programs give %d",
+	                   B->name, B->d->arrivals, derived);
+	diag_set(&d->condition, "arrivals (%d) == derived (%d: %s)", B->d->arrivals, derived,
+	         sb_str(&why));
+	diag_set(&d->hint, "declare `arrivals %d`", derived);
+	if (first)
+		diag_related(d, first->span, "arrivals on '%s' come from here", B->name);
+	sb_free(&why);
+}
+
+static void check_tx(VCtx *v, int b)
+{
+	for (int i = 0; i < v->nst; i++) {
+		VStmt *e = &v->st[i];
+		if (e->s->kind != S_TMA_LOAD || v_bar(v, e->s->name) != b || e->if_idx < 0)
+			continue;
+		/* conditional inside its own loop body (or at role top with no loop) */
+		if (e->loop_idx >= 0 && !v_inside(v, e->loop_idx, e->if_idx))
+			continue;
+		/* waits on b also conditional? then assume the same condition guards both */
+		bool wait_cond = false, wait_any = false;
+		for (int j = 0; j < v->nst; j++)
+			if (v->st[j].s->kind == S_WAIT && v_bar(v, v->st[j].s->name) == b) {
+				wait_any = true;
+				if (v->st[j].if_idx >= 0 &&
+				    (v->st[j].loop_idx < 0 || v_inside(v, v->st[j].loop_idx, v->st[j].if_idx)))
+					wait_cond = true;
+			}
+		if (!wait_any || wait_cond)
+			continue;
+		long long total = 0, mine = v_tma_bytes(v, e->s);
+		for (int j = 0; j < v->nst; j++)
+			if (v->st[j].s->kind == S_TMA_LOAD && v_bar(v, v->st[j].s->name) == b &&
+			    v->st[j].role == e->role && v->st[j].loop == e->loop) {
+				long long x = v_tma_bytes(v, v->st[j].s);
+				if (x > 0)
+					total += x;
+			}
+		Diag *d = v_report(v, "CK-BAR-002", e->s->span, e->role, v_refname(e->s->dst), b, -1,
+		                   "barrier '%s' expects %lld tx bytes per phase, but this TMA (%lld B) is "
+		                   "conditional, so some phases never receive them", v->bars[b].name, total,
+		                   mine);
+		diag_set(&d->condition, "tx bytes delivered every phase == %lld", total);
+		diag_set(&d->hint, "issue the TMA unconditionally, or signal a separate barrier that is "
+		         "waited on under the same condition");
+		diag_related(d, v->st[e->if_idx].s->span, "the condition is here");
+	}
+}
+
+static void check_uses(VCtx *v, int b)
+{
+	VBar *B = &v->bars[b];
+	bool waits[64] = {0}, arrs[64] = {0};
+	int nr = v->nroles < 64 ? v->nroles : 64;
+	Stmt *firstwait[64] = {0};
+	for (int i = 0; i < v->nst; i++) {
+		VStmt *e = &v->st[i];
+		Stmt *s = e->s;
+		bool w = v_bar_waited(v, s) == b, a = v_bar_arrived(v, s) == b;
+		if (!w && !a)
+			continue;
+		if (e->role >= 0 && e->role < nr) {
+			if (w) {
+				waits[e->role] = true;
+				if (!firstwait[e->role])
+					firstwait[e->role] = s;
+			}
+			if (a)
+				arrs[e->role] = true;
+		}
+		const char *rn = e->role >= 0 ? v->roles[e->role].name : NULL;
+		/* declared lists */
+		if (rn && a && !in_list(B->d->producers, B->d->nproducers, rn)) {
+			Diag *d = v_report(v, "CK-BAR-008", s->span, e->role, NULL, b, -1,
+			                   "role '%s' %s barrier '%s' but is not one of its declared producers",
+			                   rn, s->kind == S_ARRIVE ? "arrives on" : "signals", B->name);
+			diag_set(&d->condition, "%s in producers(%s)", rn, B->name);
+			diag_set(&d->hint, "add %s to the producers of '%s', or use another barrier", rn, B->name);
+			diag_related(d, B->d->span, "barrier '%s' declared here", B->name);
+		}
+		if (rn && w && !in_list(B->d->consumers, B->d->nconsumers, rn)) {
+			Diag *d = v_report(v, "CK-BAR-008", s->span, e->role, NULL, b, -1,
+			                   "role '%s' waits on barrier '%s' but is not one of its declared consumers",
+			                   rn, B->name);
+			diag_set(&d->condition, "%s in consumers(%s)", rn, B->name);
+			diag_set(&d->hint, "add %s to the consumers of '%s'", rn, B->name);
+			diag_related(d, B->d->span, "barrier '%s' declared here", B->name);
+		}
+		/* pipelines */
+		if (B->pipe >= 0) {
+			if (!e->ploop) {
+				Diag *d = v_report(v, "CK-BAR-007", s->span, e->role, NULL, b, B->pipe,
+				                   "ring barrier '%s' is used outside a loop pipelined on '%s', so its "
+				                   "stage and phase are undefined", B->name, v->pipes[B->pipe].name);
+				diag_set(&d->condition, "use of %s inside `for ... pipelined %s`", B->name,
+				         v->pipes[B->pipe].name);
+				diag_set(&d->hint, "move it into the pipelined loop or declare a barrier without `ring`");
+			} else if (e->ppipe != B->pipe) {
+				Diag *d = v_report(v, "CK-BAR-005", s->span, e->role, NULL, b, B->pipe,
+				                   "ring barrier '%s' of pipeline '%s' is used in a loop pipelined on '%s'",
+				                   B->name, v->pipes[B->pipe].name, e->ploop->pipe ? e->ploop->pipe : "?");
+				diag_set(&d->condition, "pipeline of the loop (%s) == ring of %s (%s)",
+				         e->ploop->pipe ? e->ploop->pipe : "?", B->name, v->pipes[B->pipe].name);
+				diag_set(&d->hint, "use a barrier declared `ring %s` here",
+				         e->ploop->pipe ? e->ploop->pipe : "?");
+				diag_related(d, e->ploop->span, "the enclosing loop is pipelined on '%s'",
+				             e->ploop->pipe ? e->ploop->pipe : "?");
+			}
+		}
+	}
+	for (int r = 0; r < nr; r++) {
+		if (!waits[r])
+			continue;
+		bool other = false;
+		for (int q = 0; q < nr; q++)
+			if (q != r && arrs[q])
+				other = true;
+		if (other)
+			continue;
+		if (arrs[r]) {
+			Diag *d = v_report(v, "CK-BAR-004", firstwait[r]->span, r, NULL, b, -1,
+			                   "role '%s' waits on barrier '%s', which only it arrives on", v->roles[r].name,
+			                   B->name);
+			diag_set(&d->condition, "producers(%s) \\ {%s} != {}", B->name, v->roles[r].name);
+			diag_set(&d->hint, "wait on the barrier the other role arrives on (or use `sync`)");
+		} else {
+			Diag *d = v_report(v, "CK-BAR-003", firstwait[r]->span, r, NULL, b, -1,
+			                   "role '%s' waits on barrier '%s' but no role arrives on it or signals it",
+			                   v->roles[r].name, B->name);
+			diag_set(&d->condition, "some role != %s arrives on %s", v->roles[r].name, B->name);
+			diag_set(&d->hint, "add `arrive %s` (or a TMA `signal %s`) in the producing role",
+			         B->name, B->name);
+			diag_related(d, B->d->span, "barrier '%s' declared here", B->name);
+		}
+	}
+}
+
+/* env with grid vars 0 and every enclosing loop variable at its lower bound */
+
+static void check_trips(VCtx *v)
+{
+	for (int p = 0; p < v->npipes; p++) {
+		int loops[64], nl = 0;
+		for (int i = 0; i < v->nst && nl < 64; i++) {
+			Stmt *s = v->st[i].s;
+			if (s->kind == S_FOR && s->pipe && v_pipe(v, s->pipe) == p && v->st[i].role >= 0)
+				loops[nl++] = i;
+		}
+		for (int x = 1; x < nl; x++) {
+			VStmt *a = &v->st[loops[0]], *b = &v->st[loops[x]];
+			if (a->role == b->role)
+				continue;
+			const char *ta = v_exprstr(v, a->s->hi), *tb = v_exprstr(v, b->s->hi);
+			const char *la = v_exprstr(v, a->s->lo), *lb = v_exprstr(v, b->s->lo);
+			const char *sa = a->s->step ? v_exprstr(v, a->s->step) : "1";
+			const char *sb = b->s->step ? v_exprstr(v, b->s->step) : "1";
+			if (!strcmp(ta, tb) && !strcmp(la, lb) && !strcmp(sa, sb))
+				continue;
+			int ns = v_nsamples(v);
+			for (int q = 0; q < ns; q++) {
+				VEnv ea, eb;
+				v_loop_env(v, &ea, q, loops[0]);
+				v_loop_env(v, &eb, q, loops[x]);
+				long long na, nb;
+				if (!v_trip(v, &ea, a->s, &na) || !v_trip(v, &eb, b->s, &nb) || na == nb)
+					continue;
+				StrBuf at = {0};
+				for (int dd = 0; dd < v->ndims; dd++)
+					if (v->ndimvals[dd] > 0)
+						sb_printf(&at, "%s%s=%lld", at.len ? ", " : "", v->dims[dd],
+						          v->dimvals[dd][q < v->ndimvals[dd] ? q : v->ndimvals[dd] - 1]);
+				Diag *d = v_report(v, "CK-BAR-006", b->s->span, b->role, NULL, -1, p,
+				                   "role '%s' runs %lld iterations of pipeline '%s' but role '%s' runs %lld",
+				                   v->roles[b->role].name, nb, v->pipes[p].name,
+				                   v->roles[a->role].name, na);
+				diag_set(&d->condition, "trips(%s: %s..%s) == trips(%s: %s..%s) (%lld vs %lld at %s)",
+				         v->roles[b->role].name, lb, tb, v->roles[a->role].name, la, ta, nb, na,
+				         at.len ? sb_str(&at) : "constants");
+				diag_set(&d->hint, "iterate both roles over the same range of pipeline '%s'",
+				         v->pipes[p].name);
+				diag_related(d, a->s->span, "role '%s' iterates here", v->roles[a->role].name);
+				sb_free(&at);
+				break;
+			}
+		}
+	}
+}
+
+void verify_barrier(VCtx *v)
+{
+	for (int b = 0; b < v->nbars; b++) {
+		check_arrivals(v, b);
+		check_tx(v, b);
+		check_uses(v, b);
+	}
+	check_trips(v);
+}

@@ -1,0 +1,641 @@
+/*
+ * deadlock.c — the deadlock model checker (CK-DEAD-*).
+ *
+ * Model. Each role is a program counter over its flattened trace: the role
+ * program with every loop unrolled at a concrete trip count and every `if`
+ * resolved, keeping only barrier events:
+ *
+ *   WAIT b[s] need n   blocks until barrier b, stage s, has completed at
+ *                      least n phases;
+ *   ARRIVE b[s] k      adds k arrivals (k = warpgroups of the role, or 1
+ *                      under 4 warps; a TMA load that signals b adds one per
+ *                      issuing role per loop iteration and delivers its
+ *                      bytes at once). When the arrivals reach the declared
+ *                      count the phase completes.
+ *
+ * Inside a loop pipelined on P a ring barrier means stage c % S, where c
+ * counts the role's pipelined iterations of P so far (continuing across
+ * enclosing loops) and S is P's stage count; the wait of round c / S needs
+ * c / S + 1 completions. The data producer's first pass over an empty ring
+ * is free: a wait on a barrier that no TMA signals, by a role that writes a
+ * shared buffer the barrier's arrivers read, needs c / S completions (the
+ * "empty" barrier starts free). Non-ring barriers count waits per role.
+ *
+ * Barrier state only grows (completions never decrease), so running every
+ * role as far as it can, repeatedly, reaches the one final state of this
+ * model whatever the interleaving: if some role is then still blocked the
+ * program deadlocks. The blocked roles are turned into a story by
+ * following "waits on b, whose producer is blocked on b2, ..." until a role
+ * repeats (CK-DEAD-001, a cycle) or a producer has finished (CK-DEAD-003).
+ * A role reaching a wait whose barrier has already completed more phases
+ * than it needs would see the wrong parity bit (CK-DEAD-004).
+ *
+ * A persistent grid runs each role program twice (two tiles, block
+ * coordinates 0 then 1), the ring counters carrying over.
+ *
+ * Trip counts. The checker runs at the domain samples of model.c: the
+ * smallest point, the next one, and the first one at which every pipelined
+ * loop runs at least stages + 2 iterations (so every stage wraps around).
+ * Loops with constant bounds run as written. When a bound or condition
+ * cannot be evaluated, or the trace exceeds the step cap, it says so with a
+ * CK-DEAD-002 note instead of passing silently.
+ */
+#include "verify_int.h"
+
+#include <stdlib.h>
+
+#define MAX_EVENTS 200000   /* per scenario, all roles together */
+#define MAX_LEV 3
+
+enum { EV_WAIT, EV_ARRIVE };
+
+typedef struct Ev {
+	unsigned char kind;
+	int bar, stage;
+	int need;               /* EV_WAIT */
+	int count;              /* EV_ARRIVE */
+	int sidx;               /* statement index */
+	int nlev;
+	const char *ivar[MAX_LEV];
+	long long ival[MAX_LEV];
+} Ev;
+
+typedef struct Trace {
+	Ev *ev;
+	int n, cap;
+} Trace;
+
+typedef struct Gen {
+	VCtx *v;
+	int role;
+	VEnv env;
+	Trace *tr;
+	int *total;
+	long long *pcount;      /* per pipeline: iterations so far */
+	int *waits;             /* per barrier: non-ring waits so far */
+	long long *sig_inst;    /* per barrier: loop instance of the last TMA arrive */
+	long long inst;         /* current innermost loop-iteration instance */
+	long long inst_next;
+	int nlev;
+	const char *ivar[MAX_LEV + 8];
+	long long ival[MAX_LEV + 8];
+	bool *free_start;       /* per barrier for this role */
+	bool fail;
+	char why[256];
+	Span why_span;
+} Gen;
+
+static void gen_fail(Gen *g, Span sp, const char *fmt, const char *a, const char *b)
+{
+	if (g->fail)
+		return;
+	g->fail = true;
+	g->why_span = sp;
+	snprintf(g->why, sizeof g->why, fmt, a ? a : "?", b ? b : "?");
+}
+
+static void push(Gen *g, Ev e)
+{
+	if (*g->total >= MAX_EVENTS) {
+		if (!g->fail) {
+			g->fail = true;
+			g->why_span = NOSPAN;
+			snprintf(g->why, sizeof g->why, "the trace exceeds the step cap of %d events",
+			         MAX_EVENTS);
+		}
+		return;
+	}
+	Trace *t = g->tr;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->ev = xrealloc(t->ev, sizeof(Ev) * (size_t)t->cap);
+	}
+	int lo = g->nlev > MAX_LEV ? g->nlev - MAX_LEV : 0;
+	e.nlev = g->nlev - lo;
+	for (int i = 0; i < e.nlev; i++) {
+		e.ivar[i] = g->ivar[lo + i];
+		e.ival[i] = g->ival[lo + i];
+	}
+	t->ev[t->n++] = e;
+	(*g->total)++;
+}
+
+static int stage_of(Gen *g, int b, int *round)
+{
+	VCtx *v = g->v;
+	int p = v->bars[b].pipe;
+	if (p < 0) {
+		*round = -1;
+		return 0;
+	}
+	int S = v->pipes[p].stages > 0 ? v->pipes[p].stages : 1;
+	long long c = g->pcount[p];
+	*round = (int)(c / S);
+	return (int)(c % S);
+}
+
+static void gen_body(Gen *g, Stmt **body, int n, int depth);
+
+static void gen_stmt(Gen *g, Stmt *s, int depth)
+{
+	VCtx *v = g->v;
+	if (g->fail)
+		return;
+	int idx = v_stmt_index(v, s);
+	switch (s->kind) {
+	case S_FOR: {
+		long long trip;
+		if (!v_trip(v, &g->env, s, &trip)) {
+			gen_fail(g, s->span, "the trip count of the loop over %s (%s) cannot be evaluated",
+			         s->name, v_exprstr(v, s->hi));
+			return;
+		}
+		long long lo = 0, step = 1;
+		v_eval(v, &g->env, s->lo, &lo);
+		if (s->step)
+			v_eval(v, &g->env, s->step, &step);
+		int p = s->pipe ? v_pipe(v, s->pipe) : -1;
+		long long saved_inst = g->inst;
+		int saved_env = g->env.n;
+		if (g->nlev < MAX_LEV + 8) {
+			g->ivar[g->nlev] = s->name ? s->name : "?";
+			g->nlev++;
+		}
+		for (long long it = 0; it < trip && !g->fail; it++) {
+			g->env.n = saved_env;
+			if (s->name)
+				venv_set(&g->env, s->name, lo + it * step);
+			if (g->nlev - 1 < MAX_LEV + 8)
+				g->ival[g->nlev - 1] = lo + it * step;
+			g->inst = ++g->inst_next;
+			gen_body(g, s->body, s->nbody, depth + 1);
+			if (p >= 0)
+				g->pcount[p]++;
+		}
+		g->nlev--;
+		g->env.n = saved_env;
+		g->inst = saved_inst;
+		return;
+	}
+	case S_IF: {
+		long long c;
+		if (!v_eval(v, &g->env, s->cond, &c)) {
+			gen_fail(g, s->span, "the condition `%s` cannot be evaluated%s", v_exprstr(v, s->cond),
+			         "");
+			return;
+		}
+		if (c)
+			gen_body(g, s->body, s->nbody, depth + 1);
+		else
+			gen_body(g, s->els, s->nels, depth + 1);
+		return;
+	}
+	case S_LET: {
+		long long x;
+		if (s->name && v_eval(v, &g->env, s->src, &x))
+			venv_set(&g->env, s->name, x);
+		return;
+	}
+	case S_WAIT: {
+		int b = v_bar(v, s->name);
+		if (b < 0)
+			return;
+		int round;
+		int st = stage_of(g, b, &round);
+		int need;
+		if (round < 0) {
+			need = ++g->waits[b];
+			if (g->free_start[b])
+				need--;
+		} else {
+			need = g->free_start[b] ? round : round + 1;
+		}
+		push(g, (Ev){.kind = EV_WAIT, .bar = b, .stage = st, .need = need, .sidx = idx});
+		return;
+	}
+	case S_ARRIVE: {
+		int b = v_bar(v, s->name);
+		if (b < 0)
+			return;
+		int round;
+		int st = stage_of(g, b, &round);
+		push(g, (Ev){.kind = EV_ARRIVE, .bar = b, .stage = st,
+		             .count = v->roles[g->role].arrive_weight, .sidx = idx});
+		return;
+	}
+	case S_TMA_LOAD: {
+		int b = v_bar(v, s->name);
+		if (b < 0 || g->sig_inst[b] == g->inst)
+			return;
+		g->sig_inst[b] = g->inst;
+		int round;
+		int st = stage_of(g, b, &round);
+		push(g, (Ev){.kind = EV_ARRIVE, .bar = b, .stage = st, .count = 1, .sidx = idx});
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static void gen_body(Gen *g, Stmt **body, int n, int depth)
+{
+	if (depth > 64)
+		return;
+	for (int i = 0; i < n && !g->fail; i++)
+		if (body[i])
+			gen_stmt(g, body[i], depth);
+}
+
+/* ---- free-start classification ---- */
+
+static bool role_reads_smem(const VCtx *v, int r, int m)
+{
+	int rd[8];
+	for (int i = 0; i < v->nst; i++) {
+		if (v->st[i].role != r)
+			continue;
+		int n = v_smem_read(v, v->st[i].s, rd, 8);
+		for (int q = 0; q < n; q++)
+			if (rd[q] == m)
+				return true;
+	}
+	return false;
+}
+
+static bool free_start(const VCtx *v, int r, int b)
+{
+	for (int i = 0; i < v->nst; i++)
+		if (v->st[i].s->kind == S_TMA_LOAD && v_bar(v, v->st[i].s->name) == b)
+			return false;
+	for (int i = 0; i < v->nst; i++) {
+		if (v->st[i].role != r)
+			continue;
+		int m = v_smem_written(v, v->st[i].s);
+		if (m < 0)
+			continue;
+		for (int j = 0; j < v->nst; j++) {
+			int a = v->st[j].role;
+			if (a >= 0 && a != r && v->st[j].s->kind == S_ARRIVE && v_bar(v, v->st[j].s->name) == b &&
+			    role_reads_smem(v, a, m))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* ---- simulation ---- */
+
+typedef struct Sim {
+	VCtx *v;
+	Trace *tr;              /* per role */
+	int *pc;
+	int maxst;
+	long long *comp, *arr;  /* [bar * maxst + stage] */
+} Sim;
+
+static const char *iter_str(VCtx *v, const Ev *e)
+{
+	if (e->nlev == 0)
+		return NULL;
+	StrBuf b = {0};
+	for (int i = 0; i < e->nlev; i++)
+		sb_printf(&b, "%s%s=%lld", i ? ", " : "", e->ivar[i], e->ival[i]);
+	char *r = arena_strdup(v->a, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+static void bar_label(StrBuf *b, VCtx *v, int bar, int stage)
+{
+	if (v->bars[bar].pipe >= 0)
+		sb_printf(b, "%s[%d]", v->bars[bar].name, stage);
+	else
+		sb_printf(b, "%s", v->bars[bar].name);
+}
+
+/* roles that have arrive events on b (in this scenario's traces) */
+static int producers_of(Sim *S, int bar, int *out, int max)
+{
+	VCtx *v = S->v;
+	int n = 0;
+	for (int r = 0; r < v->nroles; r++) {
+		Trace *t = &S->tr[r];
+		for (int i = 0; i < t->n; i++)
+			if (t->ev[i].kind == EV_ARRIVE && t->ev[i].bar == bar) {
+				if (n < max)
+					out[n++] = r;
+				break;
+			}
+	}
+	return n;
+}
+
+static const char *scenario_str(VCtx *v, int sample)
+{
+	if (v->ndims == 0)
+		return "at the constant trip counts";
+	StrBuf b = {0};
+	sb_puts(&b, "at ");
+	for (int d = 0; d < v->ndims; d++) {
+		if (v->ndimvals[d] <= 0)
+			continue;
+		int n = v->ndimvals[d];
+		sb_printf(&b, "%s%s=%lld", d ? ", " : "", v->dims[d],
+		          v->dimvals[d][sample < n ? sample : n - 1]);
+	}
+	char *r = arena_strdup(v->a, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+static void report_deadlock(Sim *S, int sample)
+{
+	VCtx *v = S->v;
+	int start = -1;
+	for (int r = 0; r < v->nroles; r++)
+		if (S->pc[r] < S->tr[r].n) {
+			start = r;
+			break;
+		}
+	if (start < 0)
+		return;
+	int chain[64], n = 0;
+	bool seen[64] = {0};
+	int r = start;
+	bool cycle = false;
+	int starve_bar = -1;
+	StrBuf story = {0};
+	while (n < 64 && r >= 0 && r < 64) {
+		if (seen[r]) {
+			cycle = true;
+			break;
+		}
+		seen[r] = true;
+		chain[n++] = r;
+		Ev *e = &S->tr[r].ev[S->pc[r]];
+		int prods[64];
+		int np = producers_of(S, e->bar, prods, 64);
+		/* choose a blocked producer other than r, prefer one already in the chain */
+		int next = -1;
+		for (int q = 0; q < np; q++)
+			if (prods[q] != r && S->pc[prods[q]] < S->tr[prods[q]].n && seen[prods[q]])
+				next = prods[q];
+		for (int q = 0; q < np && next < 0; q++)
+			if (prods[q] != r && S->pc[prods[q]] < S->tr[prods[q]].n)
+				next = prods[q];
+		if (next < 0) {
+			starve_bar = e->bar;
+			break;
+		}
+		r = next;
+	}
+	/* build the story */
+	for (int i = 0; i < n; i++) {
+		int ri = chain[i];
+		Ev *e = &S->tr[ri].ev[S->pc[ri]];
+		const char *it = iter_str(v, e);
+		int phase = e->need > 0 ? (e->need - 1) & 1 : 0;
+		if (i == 0) {
+			sb_printf(&story, "role %s waits on ", v->roles[ri].name);
+		} else {
+			int prods[64];
+			int np = producers_of(S, S->tr[chain[i - 1]].ev[S->pc[chain[i - 1]]].bar, prods, 64);
+			sb_printf(&story, "; its %sproducer, role %s, is blocked on ", np == 1 ? "only " : "",
+			          v->roles[ri].name);
+		}
+		bar_label(&story, v, e->bar, e->stage);
+		sb_printf(&story, " phase %d", phase);
+		if (it)
+			sb_printf(&story, " at %s", it);
+	}
+	Ev *e0 = &S->tr[start].ev[S->pc[start]];
+	Ev *el = &S->tr[chain[n - 1]].ev[S->pc[chain[n - 1]]];
+	if (cycle) {
+		int prods[64];
+		int np = producers_of(S, el->bar, prods, 64);
+		if (np == 1)
+			sb_printf(&story, ", which only %s arrives on", v->roles[prods[0]].name);
+		else {
+			sb_puts(&story, ", which ");
+			for (int q = 0; q < np; q++)
+				sb_printf(&story, "%s%s", q ? " and " : "", v->roles[prods[q]].name);
+			sb_puts(&story, " arrive on");
+		}
+	} else {
+		int prods[64];
+		int np = producers_of(S, starve_bar, prods, 64);
+		long long arr = S->arr[starve_bar * S->maxst + el->stage];
+		if (np == 0)
+			sb_puts(&story, ", but no role arrives on it in this run");
+		else
+			sb_printf(&story, ", but %s ha%s finished: the phase got %lld of %d arrivals",
+			          np == 1 ? v->roles[prods[0]].name : "all its producers", np == 1 ? "s" : "ve",
+			          arr, v->bars[starve_bar].d->arrivals);
+	}
+	const char *scn = scenario_str(v, sample);
+	Stmt *ws = v->st[e0->sidx].s;
+	Diag *d = v_report(v, cycle ? "CK-DEAD-001" : "CK-DEAD-003", ws->span, start, NULL, e0->bar,
+	                   -1, "deadlock %s: %s", scn, sb_str(&story));
+	d->stage = v->bars[e0->bar].pipe >= 0 ? e0->stage : -1;
+	d->phase = e0->need > 0 ? (e0->need - 1) & 1 : 0;
+	const char *it0 = iter_str(v, e0);
+	if (it0)
+		diag_set(&d->iter, "%s", it0);
+	long long c0 = S->comp[e0->bar * S->maxst + e0->stage];
+	diag_set(&d->condition, "completed phases of %s[%d] (%lld) >= %d", v->bars[e0->bar].name,
+	         e0->stage, c0, e0->need);
+	if (cycle) {
+		diag_set(&d->hint, "every role must arrive on what the others wait for before waiting "
+		         "itself: check the order of wait/arrive and the declared arrivals");
+		if (n > 1) {
+			Ev *e1 = &S->tr[chain[1]].ev[S->pc[chain[1]]];
+			diag_related(d, v->st[e1->sidx].s->span, "role %s is blocked here on %s",
+			             v->roles[chain[1]].name, v->bars[e1->bar].name);
+		} else {
+			diag_related(d, v->bars[e0->bar].d->span, "barrier '%s' declared here",
+			             v->bars[e0->bar].name);
+		}
+	} else {
+		diag_set(&d->hint, "the producers of '%s' must arrive once per phase the consumers wait "
+		         "for: check trip counts, conditions and the declared arrivals",
+		         v->bars[starve_bar].name);
+		diag_related(d, v->bars[starve_bar].d->span, "barrier '%s' declared with arrivals %d",
+		             v->bars[starve_bar].name, v->bars[starve_bar].d->arrivals);
+	}
+	sb_free(&story);
+}
+
+/* Run one scenario; returns true when a finding was reported. */
+static bool run_sample(VCtx *v, int sample, bool *noted)
+{
+	int nr = v->nroles;
+	Sim S = {.v = v};
+	S.tr = xcalloc((size_t)nr + 1, sizeof(Trace));
+	S.pc = xcalloc((size_t)nr + 1, sizeof(int));
+	int total = 0;
+	bool failed = false, found = false;
+	for (int r = 0; r < nr && !failed; r++) {
+		Stmt *prog = v->roles[r].prog;
+		if (!prog)
+			continue;
+		Gen g;
+		memset(&g, 0, sizeof g);
+		g.v = v;
+		g.role = r;
+		g.tr = &S.tr[r];
+		g.total = &total;
+		g.pcount = xcalloc((size_t)v->npipes + 1, sizeof(long long));
+		g.waits = xcalloc((size_t)v->nbars + 1, sizeof(int));
+		g.sig_inst = xcalloc((size_t)v->nbars + 1, sizeof(long long));
+		g.free_start = xcalloc((size_t)v->nbars + 1, sizeof(bool));
+		for (int b = 0; b < v->nbars; b++) {
+			g.sig_inst[b] = -1;
+			g.free_start[b] = free_start(v, r, b);
+		}
+		venv_sample(v, &g.env, sample);
+		/* a persistent CTA runs the role program once per tile; two tiles show the
+		 * phases carried from one tile into the next */
+		for (int tile = 0; tile < (v->persistent ? 2 : 1) && !g.fail; tile++) {
+			for (int gv = 0; gv < v->ngridvars; gv++)
+				venv_set(&g.env, v->gridvars[gv], tile);
+			gen_body(&g, prog->body, prog->nbody, 0);
+		}
+		if (g.fail) {
+			failed = true;
+			if (!*noted) {
+				*noted = true;
+				Diag *d = v_report(v, "CK-DEAD-002", g.why_span.file >= 0 ? g.why_span : prog->span,
+				                   r, NULL, -1, -1, "deadlock check of role '%s' %s not completed: %s",
+				                   v->roles[r].name, scenario_str(v, sample), g.why);
+				diag_set(&d->condition, "trip counts and conditions evaluable at the sampled domain "
+				         "points");
+				diag_set(&d->hint, "bound loops by dims, consts and loop variables so the checker can "
+				         "unroll them");
+			}
+		}
+		free(g.pcount);
+		free(g.waits);
+		free(g.sig_inst);
+		free(g.free_start);
+	}
+	if (!failed) {
+		S.maxst = 1;
+		for (int p = 0; p < v->npipes; p++)
+			if (v->pipes[p].stages > S.maxst)
+				S.maxst = v->pipes[p].stages;
+		size_t cells = (size_t)(v->nbars + 1) * (size_t)S.maxst;
+		S.comp = xcalloc(cells, sizeof(long long));
+		S.arr = xcalloc(cells, sizeof(long long));
+		bool progress = true, aliased = false;
+		while (progress) {
+			progress = false;
+			for (int r = 0; r < nr; r++) {
+				Trace *t = &S.tr[r];
+				while (S.pc[r] < t->n) {
+					Ev *e = &t->ev[S.pc[r]];
+					size_t cell = (size_t)e->bar * (size_t)S.maxst + (size_t)(e->stage % S.maxst);
+					if (e->kind == EV_WAIT) {
+						if (S.comp[cell] < e->need)
+							break;
+						if (S.comp[cell] > e->need && !aliased && e->need >= 0) {
+							aliased = true;
+							found = true;
+							Stmt *ws = v->st[e->sidx].s;
+							Diag *d = v_report(v, "CK-DEAD-004", ws->span, r, NULL, e->bar, -1,
+							                   "role %s waits on %s[%d] for phase %d %s, but the "
+							                   "barrier has already completed %lld phases, so the "
+							                   "parity bit it tests is ambiguous",
+							                   v->roles[r].name, v->bars[e->bar].name, e->stage,
+							                   e->need > 0 ? (e->need - 1) & 1 : 0,
+							                   scenario_str(v, sample), S.comp[cell]);
+							d->stage = v->bars[e->bar].pipe >= 0 ? e->stage : -1;
+							d->phase = e->need > 0 ? (e->need - 1) & 1 : 0;
+							const char *it = iter_str(v, e);
+							if (it)
+								diag_set(&d->iter, "%s", it);
+							diag_set(&d->condition, "completed phases (%lld) <= needed (%d) at the wait",
+							         S.comp[cell], e->need);
+							diag_set(&d->hint, "the producer must wait for the consumer to release "
+							         "'%s' before arriving again", v->bars[e->bar].name);
+						}
+					} else {
+						int A = v->bars[e->bar].d->arrivals;
+						S.arr[cell] += e->count;
+						if (A > 0)
+							while (S.arr[cell] >= A) {
+								S.arr[cell] -= A;
+								S.comp[cell]++;
+							}
+					}
+					S.pc[r]++;
+					progress = true;
+				}
+			}
+		}
+		bool stuck = false;
+		for (int r = 0; r < nr; r++)
+			if (S.pc[r] < S.tr[r].n)
+				stuck = true;
+		if (stuck) {
+			report_deadlock(&S, sample);
+			found = true;
+		}
+		free(S.comp);
+		free(S.arr);
+	}
+	for (int r = 0; r < nr; r++)
+		free(S.tr[r].ev);
+	free(S.tr);
+	free(S.pc);
+	return found;
+}
+
+void verify_deadlock(VCtx *v)
+{
+	if (v->nroles == 0 || v->nbars == 0)
+		return;
+	if (!v->domain_ok) {
+		Diag *d = v_report(v, "CK-DEAD-002", v->k->span, -1, NULL, -1, -1,
+		                   "deadlock check not run: no value of some dim satisfies the domain "
+		                   "constraints");
+		diag_set(&d->condition, "each dim has a value satisfying the domain");
+		diag_set(&d->hint, "check the domain constraints");
+		return;
+	}
+	int samples[3], ns = 0;
+	int total = v_nsamples(v);
+	/* first sample at which every pipelined loop runs >= stages + 2 iterations */
+	int deep = -1;
+	for (int q = 0; q < total && deep < 0; q++) {
+		bool ok = true, any = false;
+		for (int i = 0; i < v->nst && ok; i++) {
+			Stmt *s = v->st[i].s;
+			if (s->kind != S_FOR || !s->pipe)
+				continue;
+			int p = v_pipe(v, s->pipe);
+			if (p < 0)
+				continue;
+			VEnv env;
+			v_loop_env(v, &env, q, i);
+			long long t;
+			if (!v_trip(v, &env, s, &t))
+				continue;
+			any = true;
+			if (t < v->pipes[p].stages + 2)
+				ok = false;
+		}
+		if (ok && any)
+			deep = q;
+	}
+	/* the deep point first: its story shows a wrapped ring; then the domain edges */
+	if (deep >= 0)
+		samples[ns++] = deep;
+	for (int q = 0; q < 2 && q < total; q++)
+		if (q != deep)
+			samples[ns++] = q;
+	bool noted = false;
+	for (int i = 0; i < ns; i++)
+		if (run_sample(v, samples[i], &noted))
+			break;
+}

@@ -1,0 +1,872 @@
+/*
+ * model.c — the verifier's view of a kernel (see verify_int.h).
+ *
+ * Names are resolved against the declarations directly, so every rule works
+ * from the same facts whether or not sema filled a given annotation. The
+ * statement list is a preorder walk of each `in` block; each entry records
+ * its role, innermost loop, innermost pipelined loop (and that loop's
+ * pipeline), innermost `if` and the end of its subtree, which is all the
+ * program-order reasoning the race and barrier rules need.
+ *
+ * Domain sampling. For every symbolic dim the domain constraints that
+ * mention only that dim are collected; the step is the lcm of the `d % c ==
+ * 0` moduli and the start the largest `d >= c` / `d > c` bound; the first
+ * VSAMPLES values that satisfy every single-dim constraint become the
+ * samples, smallest first. Sample i binds every dim to its i-th value (the
+ * last one when a dim has fewer), which is how the deadlock checker and the
+ * trip-count rules pick concrete points inside the domain.
+ *
+ * Evaluation is 64-bit integer arithmetic with overflow and division by
+ * zero treated as "not computable" rather than undefined behaviour.
+ */
+#include "verify_int.h"
+
+#include <stdlib.h>
+
+/* ---- lookups ---- */
+
+int v_role(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->nroles; i++)
+		if (strcmp(v->roles[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int v_pipe(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->npipes; i++)
+		if (strcmp(v->pipes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int v_smem(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->nsmems; i++)
+		if (strcmp(v->smems[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int v_bar(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->nbars; i++)
+		if (strcmp(v->bars[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int v_frag(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->nfrags; i++)
+		if (strcmp(v->frags[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+Decl *v_param(const VCtx *v, const char *name)
+{
+	for (int i = 0; name && i < v->nparams; i++)
+		if (v->params[i]->name && strcmp(v->params[i]->name, name) == 0)
+			return v->params[i];
+	return NULL;
+}
+
+int v_stmt_index(const VCtx *v, const Stmt *s)
+{
+	for (int i = 0; i < v->nst; i++)
+		if (v->st[i].s == s)
+			return i;
+	return -1;
+}
+
+bool v_inside(const VCtx *v, int i, int j)
+{
+	return i >= 0 && j > i && j < v->st[i].end;
+}
+
+/* ---- evaluation ---- */
+
+void venv_set(VEnv *env, const char *name, long long val)
+{
+	for (int i = env->n - 1; i >= 0; i--)
+		if (strcmp(env->names[i], name) == 0) {
+			env->vals[i] = val;
+			return;
+		}
+	if (env->n < VENV_MAX) {
+		env->names[env->n] = name;
+		env->vals[env->n] = val;
+		env->n++;
+	}
+}
+
+static bool env_get(const VEnv *env, const char *name, long long *out)
+{
+	if (!env)
+		return false;
+	for (int i = env->n - 1; i >= 0; i--)
+		if (strcmp(env->names[i], name) == 0) {
+			*out = env->vals[i];
+			return true;
+		}
+	return false;
+}
+
+static bool eval_rec(const VCtx *v, const VEnv *env, const Expr *e, long long *out, int depth);
+
+static bool const_value(const VCtx *v, const char *name, long long *out, int depth)
+{
+	for (int i = 0; i < v->nconsts; i++)
+		if (v->consts[i]->name && strcmp(v->consts[i]->name, name) == 0)
+			return eval_rec(v, NULL, v->consts[i]->value, out, depth + 1);
+	return false;
+}
+
+static bool eval_rec(const VCtx *v, const VEnv *env, const Expr *e, long long *out, int depth)
+{
+	if (!e || depth > 64)
+		return false;
+	long long a, b;
+	switch (e->kind) {
+	case E_INT:
+		*out = e->ival;
+		return true;
+	case E_IDENT:
+		if (!e->name)
+			return false;
+		if (env_get(env, e->name, out))
+			return true;
+		return const_value(v, e->name, out, depth);
+	case E_UNARY:
+		if (!eval_rec(v, env, e->lhs, &a, depth + 1))
+			return false;
+		if (e->op == '-') {
+			if (a == INT64_MIN)
+				return false;
+			*out = -a;
+		} else if (e->op == '!') {
+			*out = !a;
+		} else {
+			return false;
+		}
+		return true;
+	case E_BINARY:
+		if (e->op == OP_AND || e->op == OP_OR) {
+			if (!eval_rec(v, env, e->lhs, &a, depth + 1))
+				return false;
+			if (e->op == OP_AND && !a) { *out = 0; return true; }
+			if (e->op == OP_OR && a) { *out = 1; return true; }
+			if (!eval_rec(v, env, e->rhs, &b, depth + 1))
+				return false;
+			*out = b != 0;
+			return true;
+		}
+		if (!eval_rec(v, env, e->lhs, &a, depth + 1) || !eval_rec(v, env, e->rhs, &b, depth + 1))
+			return false;
+		switch (e->op) {
+		case '+': return !__builtin_add_overflow(a, b, out);
+		case '-': return !__builtin_sub_overflow(a, b, out);
+		case '*': return !__builtin_mul_overflow(a, b, out);
+		case '/':
+			if (b == 0 || (a == INT64_MIN && b == -1))
+				return false;
+			*out = a / b;
+			return true;
+		case '%':
+			if (b == 0 || (a == INT64_MIN && b == -1))
+				return false;
+			*out = a % b;
+			return true;
+		case '<': *out = a < b; return true;
+		case '>': *out = a > b; return true;
+		case OP_LE: *out = a <= b; return true;
+		case OP_GE: *out = a >= b; return true;
+		case OP_EQ: *out = a == b; return true;
+		case OP_NE: *out = a != b; return true;
+		case OP_SHL:
+			if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b))
+				return false;
+			*out = a << b;
+			return true;
+		case OP_SHR:
+			if (b < 0 || b > 63)
+				return false;
+			*out = a >> b;
+			return true;
+		default:
+			return false;
+		}
+	case E_CALL:
+		if (!e->name)
+			return false;
+		if ((strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0) && e->nargs == 2) {
+			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
+			    !eval_rec(v, env, e->args[1], &b, depth + 1))
+				return false;
+			*out = (e->name[1] == 'i') ? (a < b ? a : b) : (a > b ? a : b);
+			return true;
+		}
+		if ((strcmp(e->name, "cdiv") == 0 || strcmp(e->name, "ceildiv") == 0) && e->nargs == 2) {
+			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
+			    !eval_rec(v, env, e->args[1], &b, depth + 1) || b <= 0 || a < 0)
+				return false;
+			*out = (a + b - 1) / b;
+			return true;
+		}
+		if ((strcmp(e->name, "i32") == 0 || strcmp(e->name, "i64") == 0 ||
+		     strcmp(e->name, "u32") == 0) && e->nargs == 1)
+			return eval_rec(v, env, e->args[0], out, depth + 1);
+		return false;
+	default:
+		return false;
+	}
+}
+
+bool v_eval(const VCtx *v, const VEnv *env, const Expr *e, long long *out)
+{
+	long long tmp;
+	if (!out)
+		out = &tmp;
+	return eval_rec(v, env, e, out, 0);
+}
+
+int v_nsamples(const VCtx *v)
+{
+	int n = 1;
+	for (int i = 0; i < v->ndims; i++)
+		if (v->ndimvals[i] > n)
+			n = v->ndimvals[i];
+	return n;
+}
+
+void venv_sample(const VCtx *v, VEnv *env, int i)
+{
+	env->n = 0;
+	for (int d = 0; d < v->ndims; d++) {
+		int n = v->ndimvals[d];
+		if (n <= 0)
+			continue;
+		venv_set(env, v->dims[d], v->dimvals[d][i < n ? i : n - 1]);
+	}
+	for (int g = 0; g < v->ngridvars; g++)
+		venv_set(env, v->gridvars[g], 0);
+}
+
+bool v_trip(const VCtx *v, const VEnv *env, const Stmt *f, long long *trip)
+{
+	long long lo, hi, step = 1;
+	if (!f || f->kind != S_FOR)
+		return false;
+	if (!v_eval(v, env, f->lo, &lo) || !v_eval(v, env, f->hi, &hi))
+		return false;
+	if (f->step && !v_eval(v, env, f->step, &step))
+		return false;
+	if (step <= 0)
+		return false;
+	*trip = hi <= lo ? 0 : (hi - lo + step - 1) / step;
+	return true;
+}
+
+/* ---- expression helpers ---- */
+
+const char *v_refname(const Expr *e)
+{
+	for (int guard = 0; e && guard < 32; guard++) {
+		switch (e->kind) {
+		case E_IDENT:
+			return e->name;
+		case E_TRANSPOSE:
+			e = e->lhs;
+			break;
+		case E_INDEX:
+			if (e->base)
+				e = e->base;
+			else
+				return e->name;
+			break;
+		case E_CALL:
+			if (e->nargs == 1 && e->name && dtype_from(e->name, (int)strlen(e->name)) != DT_NONE)
+				e = e->args[0];
+			else
+				return NULL;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+bool v_is_transposed(const Expr *e)
+{
+	return e && e->kind == E_TRANSPOSE;
+}
+
+static void idents_rec(const Expr *e, const char **out, int max, int *n, int depth)
+{
+	if (!e || depth > 200)
+		return;
+	if (e->kind == E_IDENT && e->name) {
+		for (int i = 0; i < *n; i++)
+			if (strcmp(out[i], e->name) == 0)
+				return;
+		if (*n < max)
+			out[(*n)++] = e->name;
+		return;
+	}
+	idents_rec(e->lhs, out, max, n, depth + 1);
+	idents_rec(e->rhs, out, max, n, depth + 1);
+	idents_rec(e->base, out, max, n, depth + 1);
+	for (int i = 0; i < e->nargs; i++)
+		idents_rec(e->args[i], out, max, n, depth + 1);
+	for (int i = 0; i < e->nslices; i++) {
+		idents_rec(e->slices[i].start, out, max, n, depth + 1);
+		idents_rec(e->slices[i].len, out, max, n, depth + 1);
+	}
+}
+
+int v_idents(const Expr *e, const char **out, int max)
+{
+	int n = 0;
+	idents_rec(e, out, max, &n, 0);
+	return n;
+}
+
+bool v_mentions(const Expr *e, const char *name)
+{
+	const char *ids[64];
+	int n = v_idents(e, ids, 64);
+	for (int i = 0; i < n; i++)
+		if (strcmp(ids[i], name) == 0)
+			return true;
+	return false;
+}
+
+int v_smem_written(const VCtx *v, const Stmt *s)
+{
+	switch (s->kind) {
+	case S_TMA_LOAD:
+	case S_CP_ASYNC:
+	case S_STORE:
+	case S_ATOMIC:
+		return v_smem(v, v_refname(s->dst));
+	default:
+		return -1;
+	}
+}
+
+static int add_unique(int *out, int n, int max, int x)
+{
+	if (x < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (out[i] == x)
+			return n;
+	if (n < max)
+		out[n++] = x;
+	return n;
+}
+
+int v_smem_read(const VCtx *v, const Stmt *s, int *out, int max)
+{
+	int n = 0;
+	const char *ids[64];
+	int m;
+	switch (s->kind) {
+	case S_TMA_STORE:
+		return add_unique(out, n, max, v_smem(v, v_refname(s->src)));
+	case S_WGMMA:
+	case S_MMA: {
+		const Expr *a, *b;
+		if (v_matmul_ops(s, &a, &b)) {
+			n = add_unique(out, n, max, v_smem(v, v_refname(a)));
+			n = add_unique(out, n, max, v_smem(v, v_refname(b)));
+		}
+		return n;
+	}
+	case S_LOAD:
+	case S_STORE:
+	case S_ATOMIC:
+	case S_ASSIGN:
+	case S_LET:
+	case S_IF:
+		m = v_idents(s->kind == S_IF ? s->cond : s->src, ids, 64);
+		for (int i = 0; i < m; i++)
+			n = add_unique(out, n, max, v_smem(v, ids[i]));
+		return n;
+	default:
+		return 0;
+	}
+}
+
+int v_bar_arrived(const VCtx *v, const Stmt *s)
+{
+	if (s->kind == S_ARRIVE || s->kind == S_TMA_LOAD)
+		return v_bar(v, s->name);
+	return -1;
+}
+
+int v_bar_waited(const VCtx *v, const Stmt *s)
+{
+	return s->kind == S_WAIT ? v_bar(v, s->name) : -1;
+}
+
+bool v_matmul_ops(const Stmt *s, const Expr **a, const Expr **b)
+{
+	const Expr *e = s->src;
+	if (!e || e->kind != E_BINARY || e->op != '@' || !e->lhs || !e->rhs)
+		return false;
+	*a = e->lhs;
+	*b = e->rhs;
+	return true;
+}
+
+int v_box(const VCtx *v, const VEnv *env, const Expr *ref, long long *box, int max)
+{
+	if (!ref || ref->kind != E_INDEX)
+		return -1;
+	Decl *p = v_param(v, v_refname(ref));
+	int n = 0;
+	for (int i = 0; i < ref->nslices && n < max; i++) {
+		const Slice *sl = &ref->slices[i];
+		long long x;
+		if (sl->kind == SL_POINT) {
+			x = 1;
+		} else if (sl->kind == SL_RANGE) {
+			if (!v_eval(v, env, sl->len, &x))
+				return -1;
+		} else {
+			if (!p || i >= p->rank || !v_eval(v, env, p->shape[i], &x))
+				return -1;
+		}
+		box[n++] = x;
+	}
+	return n;
+}
+
+const char *v_exprstr(const VCtx *v, const Expr *e)
+{
+	StrBuf b = {0};
+	print_expr(&b, e);
+	char *r = arena_strdup(v->a, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+bool v_role_uses(const VCtx *v, int r, StmtKind kind)
+{
+	for (int i = 0; i < v->nst; i++)
+		if (v->st[i].role == r && v->st[i].s->kind == kind)
+			return true;
+	return false;
+}
+
+Diag *v_report(VCtx *v, const char *rule, Span span, int role, const char *resource,
+               int bar, int pipe, const char *fmt, ...)
+{
+	const Rule *r = rule_find(rule);
+	Severity sev = r ? r->sev : SEV_ERROR;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	Diag *d = diag_add(v->dl, rule, sev, span, "%s", buf);
+	if (role >= 0 && role < v->nroles)
+		diag_set(&d->role, "%s", v->roles[role].name);
+	if (resource)
+		diag_set(&d->resource, "%s", resource);
+	if (bar >= 0 && bar < v->nbars) {
+		diag_set(&d->barrier, "%s", v->bars[bar].name);
+		if (pipe < 0)
+			pipe = v->bars[bar].pipe;
+	}
+	if (pipe >= 0 && pipe < v->npipes)
+		diag_set(&d->pipeline, "%s", v->pipes[pipe].name);
+	return d;
+}
+
+/* ---- building ---- */
+
+static void walk(VCtx *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
+                 int loop_idx, Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx,
+                 int rdepth);
+
+static void walk_one(VCtx *v, Vec *list, Stmt *s, int role, int depth, Stmt *loop, int loop_idx,
+                     Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx, int rdepth)
+{
+	if (!s || rdepth > 512)
+		return;
+	VStmt *e = arena_alloc(v->a, sizeof *e);
+	e->s = s;
+	e->role = role;
+	e->depth = depth;
+	e->loop = loop;
+	e->loop_idx = loop_idx;
+	e->ploop = ploop;
+	e->ploop_idx = ploop_idx;
+	e->ppipe = ppipe;
+	e->ifs = ifs;
+	e->if_idx = if_idx;
+	int me = list->len;
+	vec_push(list, e);
+	switch (s->kind) {
+	case S_IN: {
+		int r = v_role(v, s->name);
+		walk(v, list, s->body, s->nbody, r, 0, NULL, -1, NULL, -1, -1, NULL, -1, rdepth + 1);
+		break;
+	}
+	case S_FOR: {
+		Stmt *pl = ploop;
+		int pli = ploop_idx, pp = ppipe;
+		if (s->pipe) {
+			pl = s;
+			pli = me;
+			pp = v_pipe(v, s->pipe);
+		}
+		walk(v, list, s->body, s->nbody, role, depth + 1, s, me, pl, pli, pp, ifs, if_idx,
+		     rdepth + 1);
+		break;
+	}
+	case S_IF:
+		walk(v, list, s->body, s->nbody, role, depth, loop, loop_idx, ploop, ploop_idx, ppipe,
+		     s, me, rdepth + 1);
+		walk(v, list, s->els, s->nels, role, depth, loop, loop_idx, ploop, ploop_idx, ppipe,
+		     s, me, rdepth + 1);
+		break;
+	default:
+		break;
+	}
+	e->end = list->len;
+}
+
+static void walk(VCtx *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
+                 int loop_idx, Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx,
+                 int rdepth)
+{
+	for (int i = 0; i < n; i++)
+		walk_one(v, list, body[i], role, depth, loop, loop_idx, ploop, ploop_idx, ppipe, ifs,
+		         if_idx, rdepth);
+}
+
+static long long gcdll(long long a, long long b)
+{
+	while (b) {
+		long long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a < 0 ? -a : a;
+}
+
+static void split_and(VCtx *v, Vec *out, Expr *e, int depth)
+{
+	if (!e || depth > 100)
+		return;
+	if (e->kind == E_BINARY && e->op == OP_AND) {
+		split_and(v, out, e->lhs, depth + 1);
+		split_and(v, out, e->rhs, depth + 1);
+		return;
+	}
+	vec_push(out, e);
+}
+
+static bool is_dim_ident(const Expr *e, const char *d)
+{
+	return e && e->kind == E_IDENT && e->name && strcmp(e->name, d) == 0;
+}
+
+/* Does constraint e mention only dim d among the dims (consts allowed)? */
+static bool only_dim(const VCtx *v, const Expr *e, const char *d, bool *mentions)
+{
+	const char *ids[64];
+	int n = v_idents(e, ids, 64);
+	*mentions = false;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ids[i], d) == 0) {
+			*mentions = true;
+			continue;
+		}
+		for (int j = 0; j < v->ndims; j++)
+			if (strcmp(ids[i], v->dims[j]) == 0)
+				return false;
+	}
+	return true;
+}
+
+static void sample_dim(VCtx *v, int di)
+{
+	const char *d = v->dims[di];
+	long long step = 1, start = 1;
+	Expr *cons[64];
+	int ncons = 0;
+	for (int i = 0; i < v->ndomain; i++) {
+		Expr *e = v->domain[i];
+		bool m;
+		if (!only_dim(v, e, d, &m) || !m)
+			continue;
+		if (ncons < 64)
+			cons[ncons++] = e;
+		long long c;
+		/* d % c == 0 */
+		if (e->kind == E_BINARY && e->op == OP_EQ && e->lhs && e->lhs->kind == E_BINARY &&
+		    e->lhs->op == '%' && is_dim_ident(e->lhs->lhs, d) &&
+		    v_eval(v, NULL, e->lhs->rhs, &c) && c > 0 && v_eval(v, NULL, e->rhs, NULL)) {
+			long long r;
+			v_eval(v, NULL, e->rhs, &r);
+			if (r == 0) {
+				long long g = gcdll(step, c);
+				if (step / g <= (1LL << 40) / c)
+					step = step / g * c;
+			}
+		}
+		/* d >= c, d > c */
+		if (e->kind == E_BINARY && (e->op == OP_GE || e->op == '>') && is_dim_ident(e->lhs, d) &&
+		    v_eval(v, NULL, e->rhs, &c)) {
+			long long lo = e->op == '>' ? c + 1 : c;
+			if (lo > start)
+				start = lo;
+		}
+		/* d == c */
+		if (e->kind == E_BINARY && e->op == OP_EQ && is_dim_ident(e->lhs, d) &&
+		    v_eval(v, NULL, e->rhs, &c) && c > start)
+			start = c;
+	}
+	long long x = ((start + step - 1) / step) * step;
+	if (x <= 0)
+		x = step;
+	int got = 0;
+	for (long iter = 0; iter < 200000 && got < VSAMPLES && x < (1LL << 40); iter++, x += step) {
+		VEnv env = {.n = 0};
+		venv_set(&env, d, x);
+		bool ok = true;
+		for (int i = 0; i < ncons && ok; i++) {
+			long long r;
+			if (v_eval(v, &env, cons[i], &r) && !r)
+				ok = false;
+		}
+		if (ok)
+			v->dimvals[di][got++] = x;
+	}
+	v->ndimvals[di] = got;
+}
+
+static bool is_const_name(const VCtx *v, const char *name)
+{
+	for (int i = 0; i < v->nconsts; i++)
+		if (v->consts[i]->name && strcmp(v->consts[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+static void add_dim(VCtx *v, Vec *dims, const char *name)
+{
+	if (is_const_name(v, name))
+		return;
+	for (int i = 0; i < dims->len; i++)
+		if (strcmp(dims->data[i], name) == 0)
+			return;
+	vec_push(dims, (void *)name);
+}
+
+static long long elems_of(const VCtx *v, Expr **shape, int rank, long long *dims, bool *cshape)
+{
+	long long n = 1;
+	*cshape = true;
+	for (int i = 0; i < rank && i < MAX_RANK; i++) {
+		long long x;
+		if (!v_eval(v, NULL, shape[i], &x) || x < 0) {
+			*cshape = false;
+			dims[i] = -1;
+			continue;
+		}
+		dims[i] = x;
+		if (__builtin_mul_overflow(n, x, &n))
+			*cshape = false;
+	}
+	return *cshape ? n : -1;
+}
+
+void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
+{
+	memset(v, 0, sizeof *v);
+	v->c = c;
+	v->k = k;
+	v->a = &c->arena;
+	v->dl = c->diags;
+	v->tgt = k->target;
+	Vec roles = {0}, pipes = {0}, smems = {0}, bars = {0}, frags = {0}, params = {0},
+	    consts = {0}, dom = {0}, dims = {0};
+	for (int i = 0; i < k->ndecls; i++) {
+		Decl *d = k->decls[i];
+		if (!d)
+			continue;
+		switch (d->kind) {
+		case D_ROLE: vec_push(&roles, d); break;
+		case D_PIPELINE: vec_push(&pipes, d); break;
+		case D_SMEM: vec_push(&smems, d); break;
+		case D_BARRIER: vec_push(&bars, d); break;
+		case D_FRAG: vec_push(&frags, d); break;
+		case D_PARAM: vec_push(&params, d); break;
+		case D_CONST: vec_push(&consts, d); break;
+		case D_DOMAIN:
+			for (int j = 0; j < d->nexprs; j++)
+				split_and(v, &dom, d->exprs[j], 0);
+			break;
+		case D_GRID:
+			v->gridvars = d->grid_vars;
+			v->ngridvars = d->grid_vars ? d->nexprs : 0;
+			v->persistent = d->persistent;
+			break;
+		default:
+			break;
+		}
+	}
+	v->nconsts = consts.len;
+	v->consts = (Decl **)vec_freeze(&consts, v->a);
+	v->nparams = params.len;
+	v->params = (Decl **)vec_freeze(&params, v->a);
+	v->ndomain = dom.len;
+	v->domain = (Expr **)vec_freeze(&dom, v->a);
+
+	v->nroles = roles.len;
+	v->roles = arena_alloc(v->a, sizeof(VRole) * (size_t)(roles.len + 1));
+	for (int i = 0; i < roles.len; i++) {
+		Decl *d = roles.data[i];
+		VRole *r = &v->roles[i];
+		r->d = d;
+		r->name = d->name ? d->name : "?";
+		r->lo = d->warp_lo;
+		r->hi = d->warp_hi;
+		r->warps = d->warp_hi >= d->warp_lo ? d->warp_hi - d->warp_lo + 1 : 0;
+		r->threads = r->warps * 32;
+		r->wgs = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
+		r->arrive_weight = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
+	}
+	vec_free(&roles);
+	v->npipes = pipes.len;
+	v->pipes = arena_alloc(v->a, sizeof(VPipe) * (size_t)(pipes.len + 1));
+	for (int i = 0; i < pipes.len; i++) {
+		Decl *d = pipes.data[i];
+		v->pipes[i] = (VPipe){d, d->name ? d->name : "?", d->stages};
+	}
+	vec_free(&pipes);
+	v->nsmems = smems.len;
+	v->smems = arena_alloc(v->a, sizeof(VSmem) * (size_t)(smems.len + 1));
+	for (int i = 0; i < smems.len; i++) {
+		Decl *d = smems.data[i];
+		VSmem *m = &v->smems[i];
+		m->d = d;
+		m->name = d->name ? d->name : "?";
+		m->pipe = v_pipe(v, d->ring);
+		m->rank = d->rank < MAX_RANK ? d->rank : MAX_RANK;
+		m->elems = elems_of(v, d->shape, m->rank, m->dims, &m->cshape);
+		m->bytes = m->elems >= 0 ? m->elems * dtype_size(d->dt) : -1;
+	}
+	vec_free(&smems);
+	v->nbars = bars.len;
+	v->bars = arena_alloc(v->a, sizeof(VBar) * (size_t)(bars.len + 1));
+	for (int i = 0; i < bars.len; i++) {
+		Decl *d = bars.data[i];
+		v->bars[i] = (VBar){d, d->name ? d->name : "?", v_pipe(v, d->ring)};
+	}
+	vec_free(&bars);
+	v->nfrags = frags.len;
+	v->frags = arena_alloc(v->a, sizeof(VFrag) * (size_t)(frags.len + 1));
+	for (int i = 0; i < frags.len; i++) {
+		Decl *d = frags.data[i];
+		VFrag *f = &v->frags[i];
+		f->d = d;
+		f->name = d->name ? d->name : "?";
+		f->role = v_role(v, d->owner);
+		f->rank = d->rank < MAX_RANK ? d->rank : MAX_RANK;
+		elems_of(v, d->shape, f->rank, f->dims, &f->cshape);
+	}
+	vec_free(&frags);
+
+	/* symbolic dims: identifiers in global param shapes that are not consts */
+	for (int i = 0; i < v->nparams; i++) {
+		Decl *p = v->params[i];
+		for (int j = 0; j < p->rank; j++) {
+			const char *ids[16];
+			int n = v_idents(p->shape[j], ids, 16);
+			for (int q = 0; q < n; q++)
+				add_dim(v, &dims, ids[q]);
+		}
+		/* scalar params (rank 0) stay unknown: loops bounded by them are not sampled */
+	}
+	v->ndims = dims.len;
+	v->dims = (const char **)vec_freeze(&dims, v->a);
+	v->dimvals = arena_alloc(v->a, sizeof(*v->dimvals) * (size_t)(v->ndims + 1));
+	v->ndimvals = arena_alloc(v->a, sizeof(int) * (size_t)(v->ndims + 1));
+	v->domain_ok = true;
+	for (int i = 0; i < v->ndims; i++) {
+		sample_dim(v, i);
+		if (v->ndimvals[i] == 0)
+			v->domain_ok = false;
+	}
+
+	/* statements */
+	Vec list = {0};
+	for (int i = 0; i < k->nbody; i++) {
+		Stmt *s = k->body[i];
+		if (!s)
+			continue;
+		if (s->kind == S_IN) {
+			int r = v_role(v, s->name);
+			if (r >= 0) {
+				if (!v->roles[r].prog)
+					v->roles[r].prog = s;
+				v->roles[r].nprogs++;
+			}
+		}
+		walk_one(v, &list, s, -1, 0, NULL, -1, NULL, -1, -1, NULL, -1, 0);
+	}
+	v->nst = list.len;
+	v->st = arena_alloc(v->a, sizeof(VStmt) * (size_t)(list.len + 1));
+	for (int i = 0; i < list.len; i++)
+		v->st[i] = *(VStmt *)list.data[i];
+	vec_free(&list);
+}
+
+void vmodel_free(VCtx *v)
+{
+	(void)v; /* everything lives in the compilation arena */
+}
+
+long long v_tma_bytes(const VCtx *v, const Stmt *s)
+{
+	const Expr *ref = s->kind == S_TMA_LOAD ? s->src : s->kind == S_TMA_STORE ? s->dst : NULL;
+	if (!ref)
+		return -1;
+	VEnv env;
+	venv_sample(v, &env, 0);
+	long long box[8];
+	int n = v_box(v, &env, ref, box, 8);
+	if (n < 0)
+		return -1;
+	Decl *p = v_param(v, v_refname(ref));
+	int sm = v_smem(v, v_refname(s->kind == S_TMA_LOAD ? s->dst : s->src));
+	DType dt = sm >= 0 ? v->smems[sm].d->dt : p ? p->dt : DT_NONE;
+	long long bytes = dtype_size(dt);
+	for (int i = 0; i < n; i++)
+		if (box[i] < 0 || __builtin_mul_overflow(bytes, box[i], &bytes))
+			return -1;
+	return bytes;
+}
+
+void v_loop_env(const VCtx *v, VEnv *env, int sample, int idx)
+{
+	venv_sample(v, env, sample);
+	int chain[64], n = 0;
+	for (int i = v->st[idx].loop_idx; i >= 0 && n < 64; i = v->st[i].loop_idx)
+		chain[n++] = i;
+	for (int q = n - 1; q >= 0; q--) {
+		Stmt *f = v->st[chain[q]].s;
+		long long lo;
+		if (f->name && v_eval(v, env, f->lo, &lo))
+			venv_set(env, f->name, lo);
+	}
+}

@@ -1,0 +1,367 @@
+/*
+ * resource.c — per-target resource limits (CK-RES-*).
+ *
+ * The lowering derives the shared-memory layout, the register split and the
+ * barrier table; this family derives the same numbers first and checks them
+ * against the target's limits, so that a schedule which cannot launch is
+ * rejected with the numbers that make it fail:
+ *
+ *   - shared memory: buffers in declaration order, each aligned to 1024 B
+ *     (128B swizzle), 512 B (64B), 256 B (32B), 128 B (TMA endpoint) or
+ *     16 B, ring buffers times stages, then 8-byte mbarriers times stages,
+ *     plus alignment slack for the dynamic shared-memory base (which is only
+ *     16-byte aligned). sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
+ *   - registers: regs x threads summed over roles <= 65536; setmaxnreg takes
+ *     multiples of 8 in 24..256 and acts per warpgroup.
+ *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
+ *     mbarrier counts within their hardware fields; tx bytes per phase.
+ */
+#include "verify_int.h"
+
+#define SMEM_SM90 (227 * 1024)
+#define SMEM_SM80 (163 * 1024)
+#define REGS_PER_SM 65536
+#define MAX_THREADS 1024
+#define MAX_MBAR_COUNT ((1 << 20) - 1)
+
+static bool smem_is_tma(const VCtx *v, int m)
+{
+	for (int i = 0; i < v->nst; i++) {
+		Stmt *s = v->st[i].s;
+		if (s->kind == S_TMA_LOAD && v_smem(v, v_refname(s->dst)) == m)
+			return true;
+		if (s->kind == S_TMA_STORE && v_smem(v, v_refname(s->src)) == m)
+			return true;
+	}
+	return false;
+}
+
+static long long smem_align(const VCtx *v, int m)
+{
+	switch (v->smems[m].d->swizzle) {
+	case SWZ_128B: return 1024;
+	case SWZ_64B: return 512;
+	case SWZ_32B: return 256;
+	default: return smem_is_tma(v, m) ? 128 : 16;
+	}
+}
+
+static int stages_of(const VCtx *v, int pipe)
+{
+	if (pipe < 0 || pipe >= v->npipes)
+		return 1;
+	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
+}
+
+static void check_smem(VCtx *v)
+{
+	long long off = 0, maxalign = 16;
+	int big[3] = {-1, -1, -1};
+	long long bigsz[3] = {0, 0, 0};
+	for (int m = 0; m < v->nsmems; m++) {
+		VSmem *s = &v->smems[m];
+		if (s->bytes < 0)
+			continue; /* symbolic shape: sema reports it */
+		long long al = smem_align(v, m);
+		if (al > maxalign)
+			maxalign = al;
+		off = (off + al - 1) / al * al;
+		long long sz = s->bytes * stages_of(v, s->pipe);
+		off += sz;
+		for (int j = 0; j < 3; j++)
+			if (sz > bigsz[j]) {
+				for (int q = 2; q > j; q--) {
+					big[q] = big[q - 1];
+					bigsz[q] = bigsz[q - 1];
+				}
+				big[j] = m;
+				bigsz[j] = sz;
+				break;
+			}
+	}
+	off = (off + 7) / 8 * 8;
+	long long barbytes = 0;
+	for (int b = 0; b < v->nbars; b++)
+		barbytes += 8LL * stages_of(v, v->bars[b].pipe);
+	off += barbytes;
+	long long slack = maxalign > 16 ? maxalign - 16 : 0;
+	long long total = off + slack;
+	long long limit = v->tgt == TGT_SM80 ? SMEM_SM80 : SMEM_SM90;
+	if (total <= limit || big[0] < 0)
+		return;
+	StrBuf bb = {0};
+	for (int j = 0; j < 3 && big[j] >= 0; j++) {
+		VSmem *s = &v->smems[big[j]];
+		int st = stages_of(v, s->pipe);
+		if (j)
+			sb_puts(&bb, ", ");
+		if (st > 1)
+			sb_printf(&bb, "%s %d x %lld B", s->name, st, s->bytes);
+		else
+			sb_printf(&bb, "%s %lld B", s->name, s->bytes);
+	}
+	VSmem *s0 = &v->smems[big[0]];
+	Diag *d = v_report(v, "CK-RES-001", s0->d->span, -1, s0->name, -1, s0->pipe,
+	                   "shared memory needs %lld B but %s allows %lld B per block (biggest: %s)",
+	                   total, target_name(v->tgt), limit, sb_str(&bb));
+	diag_set(&d->condition, "smem_total (%lld = %lld buffers + %lld barriers + %lld align slack) <= %lld",
+	         total, off - barbytes, barbytes, slack, limit);
+	if (s0->pipe >= 0 && stages_of(v, s0->pipe) > 1) {
+		long long per = 0;
+		for (int m = 0; m < v->nsmems; m++)
+			if (v->smems[m].pipe == s0->pipe && v->smems[m].bytes > 0)
+				per += v->smems[m].bytes;
+		int st = stages_of(v, s0->pipe);
+		int need = st;
+		while (need > 1 && total - (long long)(st - need) * per > limit)
+			need--;
+		diag_set(&d->hint, "reduce pipeline '%s' from %d to %d stages, or shrink the tiles",
+		         v->pipes[s0->pipe].name, st, need);
+		diag_related(d, v->pipes[s0->pipe].d->span, "pipeline '%s' replicates its ring buffers %d times",
+		             v->pipes[s0->pipe].name, st);
+	} else {
+		diag_set(&d->hint, "shrink the biggest buffers or reuse one buffer for two purposes");
+	}
+	sb_free(&bb);
+}
+
+static void check_warps(VCtx *v)
+{
+	int maxhi = -1;
+	int maxr = -1;
+	for (int r = 0; r < v->nroles; r++) {
+		VRole *a = &v->roles[r];
+		if (a->lo < 0 || a->hi < a->lo) {
+			Diag *d = v_report(v, "CK-RES-009", a->d->span, r, NULL, -1, -1,
+			                   "role '%s' has an empty or negative warp range %d..%d", a->name,
+			                   a->lo, a->hi);
+			diag_set(&d->condition, "0 <= warp_lo (%d) <= warp_hi (%d)", a->lo, a->hi);
+			diag_set(&d->hint, "write the range as first..last warp, inclusive");
+			continue;
+		}
+		if (a->hi > maxhi) {
+			maxhi = a->hi;
+			maxr = r;
+		}
+		for (int q = 0; q < r; q++) {
+			VRole *b = &v->roles[q];
+			if (b->hi < b->lo || b->lo < 0)
+				continue;
+			if (a->lo <= b->hi && b->lo <= a->hi) {
+				Diag *d = v_report(v, "CK-RES-009", a->d->span, r, NULL, -1, -1,
+				                   "warps %d..%d of role '%s' overlap role '%s' (warps %d..%d)",
+				                   a->lo, a->hi, a->name, b->name, b->lo, b->hi);
+				diag_set(&d->condition, "warps(%s) and warps(%s) disjoint", a->name, b->name);
+				diag_set(&d->hint, "give role '%s' warps starting at %d", a->name, b->hi + 1);
+				diag_related(d, b->d->span, "role '%s' declared here", b->name);
+			}
+		}
+	}
+	if (maxr >= 0 && (maxhi + 1) * 32 > MAX_THREADS) {
+		Diag *d = v_report(v, "CK-RES-005", v->roles[maxr].d->span, maxr, NULL, -1, -1,
+		                   "the block needs %d threads (warps 0..%d) but at most %d are allowed",
+		                   (maxhi + 1) * 32, maxhi, MAX_THREADS);
+		diag_set(&d->condition, "threads (%d) <= %d", (maxhi + 1) * 32, MAX_THREADS);
+		diag_set(&d->hint, "use at most 32 warps: fewer consumer warpgroups or smaller roles");
+	}
+}
+
+static void check_regs(VCtx *v)
+{
+	bool all = v->nroles > 0, any = false, differ = false;
+	int first = -1;
+	long long sum = 0;
+	int maxr = -1;
+	long long maxc = -1;
+	for (int r = 0; r < v->nroles; r++) {
+		VRole *a = &v->roles[r];
+		int regs = a->d->regs;
+		if (regs <= 0) {
+			all = false;
+			continue;
+		}
+		any = true;
+		if (first < 0)
+			first = regs;
+		else if (regs != first)
+			differ = true;
+		if (regs % 8 != 0 || regs < 24 || regs > 256) {
+			Diag *d = v_report(v, "CK-RES-003", a->d->span, r, NULL, -1, -1,
+			                   "role '%s' asks for %d registers per thread, which setmaxnreg cannot set",
+			                   a->name, regs);
+			diag_set(&d->condition, "regs (%d) %% 8 == 0 && 24 <= regs <= 256", regs);
+			int fix = regs < 24 ? 24 : regs > 256 ? 256 : regs / 8 * 8;
+			diag_set(&d->hint, "use regs %d", fix);
+		}
+		long long c = (long long)regs * a->threads;
+		sum += c;
+		if (c > maxc) {
+			maxc = c;
+			maxr = r;
+		}
+	}
+	if (all && sum > REGS_PER_SM && maxr >= 0) {
+		StrBuf b = {0};
+		for (int r = 0; r < v->nroles; r++)
+			sb_printf(&b, "%s%s %d x %d", r ? " + " : "", v->roles[r].name, v->roles[r].d->regs,
+			          v->roles[r].threads);
+		Diag *d = v_report(v, "CK-RES-002", v->roles[maxr].d->span, maxr, NULL, -1, -1,
+		                   "roles need %lld registers but one SM has %d", sum, REGS_PER_SM);
+		diag_set(&d->condition, "%s = %lld <= %d", sb_str(&b), sum, REGS_PER_SM);
+		long long others = sum - maxc;
+		long long fit = (REGS_PER_SM - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
+		fit = fit / 8 * 8;
+		diag_set(&d->hint, "lower role '%s' to regs %lld or fewer", v->roles[maxr].name, fit);
+		sb_free(&b);
+	}
+	if (any && differ) {
+		for (int r = 0; r < v->nroles; r++) {
+			VRole *a = &v->roles[r];
+			if (a->warps <= 0 || (a->lo % 4 == 0 && a->warps % 4 == 0))
+				continue;
+			Diag *d = v_report(v, "CK-RES-004", a->d->span, r, NULL, -1, -1,
+			                   "roles have different register budgets but role '%s' (warps %d..%d) "
+			                   "does not cover whole warpgroups", a->name, a->lo, a->hi);
+			diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
+			diag_set(&d->hint, "make role '%s' span whole warpgroups (e.g. warps %d..%d)", a->name,
+			         a->lo / 4 * 4, a->lo / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+		}
+	}
+}
+
+static void check_wgmma_roles(VCtx *v)
+{
+	for (int r = 0; r < v->nroles; r++) {
+		VRole *a = &v->roles[r];
+		if (a->warps <= 0 || !v_role_uses(v, r, S_WGMMA))
+			continue;
+		if (a->lo % 4 == 0 && a->warps % 4 == 0)
+			continue;
+		Span at = a->d->span;
+		for (int i = 0; i < v->nst; i++)
+			if (v->st[i].role == r && v->st[i].s->kind == S_WGMMA) {
+				at = v->st[i].s->span;
+				break;
+			}
+		Diag *d = v_report(v, "CK-RES-006", at, r, NULL, -1, -1,
+		                   "role '%s' issues wgmma but warps %d..%d are not whole warpgroups",
+		                   a->name, a->lo, a->hi);
+		diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
+		diag_set(&d->hint, "declare role '%s' over warps %d..%d", a->name, (a->lo + 3) / 4 * 4,
+		         (a->lo + 3) / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+		diag_related(d, a->d->span, "role '%s' declared here", a->name);
+	}
+}
+
+static void check_barriers(VCtx *v)
+{
+	int nsync = 0, last = -1;
+	for (int r = 0; r < v->nroles; r++)
+		if (v_role_uses(v, r, S_SYNC)) {
+			nsync++;
+			last = r;
+		}
+	if (nsync > 15) {
+		Diag *d = v_report(v, "CK-RES-007", v->roles[last].d->span, last, NULL, -1, -1,
+		                   "%d roles use named barriers but a block has 15 free (16, one reserved)",
+		                   nsync);
+		diag_set(&d->condition, "roles using sync (%d) <= 15", nsync);
+		diag_set(&d->hint, "merge roles or replace `sync` with mbarriers");
+	}
+	for (int b = 0; b < v->nbars; b++) {
+		Decl *d0 = v->bars[b].d;
+		if (d0->arrivals >= 1 && d0->arrivals <= MAX_MBAR_COUNT)
+			continue;
+		Diag *d = v_report(v, "CK-RES-007", d0->span, -1, NULL, b, -1,
+		                   "barrier '%s' declares %d arrivals, outside the mbarrier count range",
+		                   v->bars[b].name, d0->arrivals);
+		diag_set(&d->condition, "1 <= arrivals (%d) <= %d", d0->arrivals, MAX_MBAR_COUNT);
+		diag_set(&d->hint, "declare the arrivals per phase (one per arriving warpgroup or TMA role)");
+	}
+	/* tx bytes per phase: TMA loads signalling b within one loop body of one role */
+	for (int b = 0; b < v->nbars; b++) {
+		for (int r = 0; r < v->nroles; r++) {
+			/* group by innermost loop */
+			for (int i = 0; i < v->nst; i++) {
+				VStmt *e = &v->st[i];
+				if (e->role != r || e->s->kind != S_TMA_LOAD || v_bar(v, e->s->name) != b)
+					continue;
+				/* first such statement of this loop body: sum the group */
+				bool first = true;
+				for (int j = 0; j < i; j++)
+					if (v->st[j].role == r && v->st[j].s->kind == S_TMA_LOAD &&
+					    v_bar(v, v->st[j].s->name) == b && v->st[j].loop == e->loop)
+						first = false;
+				if (!first)
+					continue;
+				long long sum = 0;
+				bool known = true;
+				for (int j = i; j < v->nst; j++) {
+					VStmt *f = &v->st[j];
+					if (f->role != r || f->s->kind != S_TMA_LOAD || v_bar(v, f->s->name) != b ||
+					    f->loop != e->loop)
+						continue;
+					long long x = v_tma_bytes(v, f->s);
+					if (x < 0)
+						known = false;
+					else
+						sum += x;
+				}
+				if (known && sum > MAX_MBAR_COUNT) {
+					Diag *d = v_report(v, "CK-RES-008", e->s->span, r, NULL, b, -1,
+					                   "TMA loads signal %lld bytes on barrier '%s' per phase, over the "
+					                   "mbarrier transaction limit", sum, v->bars[b].name);
+					diag_set(&d->condition, "tx_bytes(%s) (%lld) <= %d", v->bars[b].name, sum,
+					         MAX_MBAR_COUNT);
+					diag_set(&d->hint, "split the tiles over two barriers or shrink the boxes");
+				}
+			}
+		}
+	}
+}
+
+static void check_frag_regs(VCtx *v)
+{
+	for (int r = 0; r < v->nroles; r++) {
+		VRole *a = &v->roles[r];
+		if (a->d->regs <= 0 || a->threads <= 0)
+			continue;
+		long long words = 0;
+		int big = -1;
+		long long bigw = -1;
+		for (int f = 0; f < v->nfrags; f++) {
+			VFrag *fr = &v->frags[f];
+			if (fr->role != r || !fr->cshape)
+				continue;
+			long long el = 1;
+			for (int q = 0; q < fr->rank; q++)
+				el *= fr->dims[q];
+			int holders = a->threads;
+			long long w = (el * dtype_size(fr->d->dt) + 3) / 4;
+			w = (w + holders - 1) / holders;
+			words += w;
+			if (w > bigw) {
+				bigw = w;
+				big = f;
+			}
+		}
+		if (big >= 0 && words > a->d->regs) {
+			Diag *d = v_report(v, "CK-RES-010", v->frags[big].d->span, r, v->frags[big].name, -1, -1,
+			                   "fragments of role '%s' need %lld registers per thread but the role "
+			                   "has regs %d (largest: '%s', %lld)", a->name, words, a->d->regs,
+			                   v->frags[big].name, bigw);
+			diag_set(&d->condition, "fragment registers (%lld) <= regs (%d)", words, a->d->regs);
+			diag_set(&d->hint, "raise the role's regs, add warpgroups or shrink the tile");
+		}
+	}
+}
+
+void verify_resource(VCtx *v)
+{
+	check_smem(v);
+	check_warps(v);
+	check_regs(v);
+	check_wgmma_roles(v);
+	check_barriers(v);
+	check_frag_regs(v);
+}

@@ -1,0 +1,279 @@
+/*
+ * schedule.c — schedule semantics (CK-SCHED-*).
+ *
+ * Mistakes that are not races or contract violations but make a schedule
+ * compute the wrong thing or waste resources:
+ *
+ *   001  `wgmma acc += ...` before the role initialised acc (error);
+ *   002  declared smem/barrier/fragment/pipeline never used (warning);
+ *   003  a pipeline deeper than the smallest trip count of its loop (warning);
+ *   004  role declared without an `in` block (warning);
+ *   005  `in` block with no statement (warning);
+ *   006  loop with zero iterations at the smallest domain point (note);
+ *   007  `wgmma acc = ...` inside a multi-iteration loop whose result is
+ *        not read before the next iteration overwrites it (warning).
+ *
+ * Initialisation is tracked in program order per role (loop bodies once,
+ * both branches of an if); "used" means named by any statement.
+ */
+#include "verify_int.h"
+
+static bool expr_names(const Expr *e, const char *name)
+{
+	return e && v_mentions(e, name);
+}
+
+static bool stmt_mentions(const Stmt *s, const char *name)
+{
+	if ((s->name && strcmp(s->name, name) == 0) || (s->pipe && strcmp(s->pipe, name) == 0))
+		return true;
+	if (expr_names(s->dst, name) || expr_names(s->src, name) || expr_names(s->cond, name) ||
+	    expr_names(s->lo, name) || expr_names(s->hi, name) || expr_names(s->step, name))
+		return true;
+	for (int i = 0; i < s->nlhs; i++)
+		if (expr_names(s->lhs[i], name))
+			return true;
+	return false;
+}
+
+static bool used(const VCtx *v, const char *name)
+{
+	for (int i = 0; i < v->nst; i++)
+		if (stmt_mentions(v->st[i].s, name))
+			return true;
+	return false;
+}
+
+static void unused(VCtx *v, Decl *d, const char *what, const char *hint)
+{
+	Diag *dg = v_report(v, "CK-SCHED-002", d->name_span.file >= 0 ? d->name_span : d->span, -1,
+	                    d->name, -1, -1, "%s '%s' is declared but never used", what, d->name);
+	diag_set(&dg->condition, "some statement uses %s", d->name);
+	diag_set(&dg->hint, "%s", hint);
+}
+
+static void check_unused(VCtx *v)
+{
+	for (int m = 0; m < v->nsmems; m++)
+		if (!used(v, v->smems[m].name))
+			unused(v, v->smems[m].d, "shared buffer", "remove it: it costs shared memory");
+	for (int b = 0; b < v->nbars; b++)
+		if (!used(v, v->bars[b].name))
+			unused(v, v->bars[b].d, "barrier", "remove it, or add the wait/arrive it was meant for");
+	for (int f = 0; f < v->nfrags; f++)
+		if (!used(v, v->frags[f].name))
+			unused(v, v->frags[f].d, "fragment", "remove it: it costs registers");
+	for (int p = 0; p < v->npipes; p++) {
+		bool any = false;
+		for (int i = 0; i < v->nst && !any; i++)
+			if (v->st[i].s->kind == S_FOR && v->st[i].s->pipe &&
+			    strcmp(v->st[i].s->pipe, v->pipes[p].name) == 0)
+				any = true;
+		if (!any)
+			unused(v, v->pipes[p].d, "pipeline",
+			       "pipeline a loop with `pipelined NAME`, or remove the pipeline");
+	}
+}
+
+static void check_roles(VCtx *v)
+{
+	for (int r = 0; r < v->nroles; r++) {
+		VRole *R = &v->roles[r];
+		if (!R->prog) {
+			Diag *d = v_report(v, "CK-SCHED-004", R->d->span, r, NULL, -1, -1,
+			                   "role '%s' has no `in %s { ... }` block; its %d warps idle",
+			                   R->name, R->name, R->warps);
+			diag_set(&d->condition, "role %s has a program", R->name);
+			diag_set(&d->hint, "add `in %s { ... }` or remove the role", R->name);
+		} else if (R->prog->nbody == 0) {
+			Diag *d = v_report(v, "CK-SCHED-005", R->prog->span, r, NULL, -1, -1,
+			                   "the program of role '%s' is empty", R->name);
+			diag_set(&d->condition, "role %s executes at least one statement", R->name);
+			diag_set(&d->hint, "give the role work or remove it");
+			diag_related(d, R->d->span, "role '%s' declared here", R->name);
+		}
+	}
+}
+
+/* ---- initialisation ---- */
+
+static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth);
+
+static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
+{
+	int f;
+	switch (s->kind) {
+	case S_FOR:
+		init_body(v, r, init, s->body, s->nbody, depth + 1);
+		return;
+	case S_IF:
+		init_body(v, r, init, s->body, s->nbody, depth + 1);
+		init_body(v, r, init, s->els, s->nels, depth + 1);
+		return;
+	case S_WGMMA:
+	case S_MMA:
+		f = v_frag(v, v_refname(s->dst));
+		if (f < 0)
+			return;
+		if (!s->accumulate) {
+			init[f] = true;
+		} else if (!init[f]) {
+			init[f] = true; /* report once */
+			Diag *d = v_report(v, "CK-SCHED-001", s->span, r, v->frags[f].name, -1, -1,
+			                   "'%s' accumulates into '%s' before role '%s' initialises it",
+			                   s->kind == S_WGMMA ? "wgmma" : "mma", v->frags[f].name,
+			                   v->roles[r].name);
+			diag_set(&d->condition, "%s initialised before the first %s +=", v->frags[f].name,
+			         s->kind == S_WGMMA ? "wgmma" : "mma");
+			diag_set(&d->hint, "add `%s = 0` before the loop", v->frags[f].name);
+			diag_related(d, v->frags[f].d->span, "'%s' declared here", v->frags[f].name);
+		}
+		return;
+	case S_ASSIGN:
+		for (int i = 0; i < s->nlhs; i++) {
+			f = v_frag(v, v_refname(s->lhs[i]));
+			if (f >= 0)
+				init[f] = true;
+		}
+		return;
+	case S_LOAD:
+		f = v_frag(v, v_refname(s->dst));
+		if (f >= 0)
+			init[f] = true;
+		return;
+	default:
+		return;
+	}
+}
+
+static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth)
+{
+	if (depth > 64)
+		return;
+	for (int i = 0; i < n; i++)
+		if (body[i])
+			init_stmt(v, r, init, body[i], depth);
+}
+
+static void check_init(VCtx *v)
+{
+	for (int r = 0; r < v->nroles; r++) {
+		if (!v->roles[r].prog)
+			continue;
+		bool *init = arena_alloc(v->a, sizeof(bool) * (size_t)(v->nfrags + 1));
+		init_body(v, r, init, v->roles[r].prog->body, v->roles[r].prog->nbody, 0);
+	}
+}
+
+/* ---- trip counts ---- */
+
+
+static void check_trips(VCtx *v)
+{
+	bool *warned = arena_alloc(v->a, sizeof(bool) * (size_t)(v->npipes + 1));
+	for (int i = 0; i < v->nst; i++) {
+		VStmt *e = &v->st[i];
+		if (e->s->kind != S_FOR)
+			continue;
+		VEnv env;
+		v_loop_env(v, &env, 0, i);
+		long long trip;
+		if (!v_trip(v, &env, e->s, &trip))
+			continue;
+		const char *at = v->ndims ? " at the smallest domain point" : "";
+		if (trip == 0) {
+			Diag *d = v_report(v, "CK-SCHED-006", e->s->span, e->role, NULL, -1, -1,
+			                   "loop over %s runs 0 iterations%s", e->s->name ? e->s->name : "?", at);
+			diag_set(&d->condition, "trips(%s .. %s) (0) > 0", v_exprstr(v, e->s->lo),
+			         v_exprstr(v, e->s->hi));
+			diag_set(&d->hint, "check the bounds, or tighten the domain so the loop runs");
+		}
+		int p = e->s->pipe ? v_pipe(v, e->s->pipe) : -1;
+		if (p >= 0 && v->pipes[p].stages > trip && !warned[p]) {
+			warned[p] = true;
+			Diag *d = v_report(v, "CK-SCHED-003", e->s->span, e->role, NULL, -1, p,
+			                   "pipeline '%s' has %d stages but its loop runs only %lld iterations%s",
+			                   v->pipes[p].name, v->pipes[p].stages, trip, at);
+			diag_set(&d->condition, "stages (%d) <= trips(%s .. %s) (%lld)", v->pipes[p].stages,
+			         v_exprstr(v, e->s->lo), v_exprstr(v, e->s->hi), trip);
+			diag_set(&d->hint, "use at most %lld stages or a larger minimum in the domain",
+			         trip > 0 ? trip : 1);
+			diag_related(d, v->pipes[p].d->span, "pipeline '%s' declared here", v->pipes[p].name);
+		}
+	}
+}
+
+/* ---- non-accumulating matmul in a loop ---- */
+
+static bool reads_frag(const VCtx *v, const Stmt *s, const char *name)
+{
+	switch (s->kind) {
+	case S_ASSIGN:
+	case S_STORE:
+	case S_ATOMIC:
+	case S_LET:
+		return v_mentions(s->src, name);
+	case S_IF:
+		return v_mentions(s->cond, name);
+	case S_WGMMA:
+	case S_MMA: {
+		const Expr *a, *b;
+		if (!v_matmul_ops(s, &a, &b))
+			return false;
+		const char *na = v_refname(a), *nb = v_refname(b);
+		return (na && !strcmp(na, name)) || (nb && !strcmp(nb, name));
+	}
+	default:
+		return false;
+	}
+}
+
+static void check_overwrite(VCtx *v)
+{
+	for (int i = 0; i < v->nst; i++) {
+		VStmt *e = &v->st[i];
+		Stmt *s = e->s;
+		if ((s->kind != S_WGMMA && s->kind != S_MMA) || s->accumulate || e->loop_idx < 0)
+			continue;
+		const char *acc = v_refname(s->dst);
+		if (!acc || v_frag(v, acc) < 0)
+			continue;
+		/* could the loop run more than once? */
+		bool multi = false, known = false;
+		int ns = v_nsamples(v);
+		for (int q = 0; q < ns && !multi; q++) {
+			VEnv env;
+			v_loop_env(v, &env, q, e->loop_idx);
+			long long t;
+			if (v_trip(v, &env, e->loop, &t)) {
+				known = true;
+				if (t > 1)
+					multi = true;
+			}
+		}
+		if (!multi && known)
+			continue;
+		bool read = false;
+		for (int j = e->loop_idx + 1; j < v->st[e->loop_idx].end && !read; j++)
+			if (j != i && reads_frag(v, v->st[j].s, acc))
+				read = true;
+		if (read)
+			continue;
+		Diag *d = v_report(v, "CK-SCHED-007", s->span, e->role, acc, -1, -1,
+		                   "`%s %s = ...` overwrites '%s' on every iteration of the loop over %s, "
+		                   "discarding the previous partial result", s->kind == S_WGMMA ? "wgmma" : "mma",
+		                   acc, acc, e->loop->name ? e->loop->name : "?");
+		diag_set(&d->condition, "%s read between successive overwrites", acc);
+		diag_set(&d->hint, "initialise `%s = 0` before the loop and accumulate with `+=`", acc);
+		diag_related(d, e->loop->span, "the loop");
+	}
+}
+
+void verify_schedule(VCtx *v)
+{
+	check_unused(v);
+	check_roles(v);
+	check_init(v);
+	check_trips(v);
+	check_overwrite(v);
+}

@@ -1,0 +1,36 @@
+# expect: CK-HW-011
+# Ampere GEMM with a Hopper-style fence proxy_async left in after the cp.async copies.
+kernel gemm_sm80 target sm_80
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 128 == 0, K % 32 == 0, K >= 160
+  grid (N / 128, M / 128) as (bn, bm)
+  role mma  warps 0..7
+  role load warps 8..11
+  pipeline ab stages 3
+  smem a: bf16[128, 32] swizzle 64B ring ab
+  smem b: bf16[128, 32] swizzle 64B ring ab
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 32 pipelined ab {
+      wait empty
+      cp_async a <- A[bm * 128 +: 128, k * 32 +: 32]
+      cp_async b <- B[bn * 128 +: 128, k * 32 +: 32]
+      fence proxy_async
+      arrive full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 32 pipelined ab {
+      wait full
+      mma acc += a @ b^T
+      arrive empty
+    }
+    store C[bm * 128 +: 128, bn * 128 +: 128] <- bf16(acc)
+  }
+}

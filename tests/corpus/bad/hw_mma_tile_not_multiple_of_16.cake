@@ -1,0 +1,35 @@
+# expect: CK-HW-013
+# sm_80 GEMM with a 120-row accumulator tile: mma.sync m16n8k16 tiles need rows in multiples of 16.
+kernel gemm_sm80 target sm_80
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 120 == 0, N % 128 == 0, K % 32 == 0, K >= 160
+  grid (N / 128, M / 120) as (bn, bm)
+  role mma  warps 0..7
+  role load warps 8..11
+  pipeline ab stages 3
+  smem a: bf16[120, 32] swizzle 64B ring ab
+  smem b: bf16[128, 32] swizzle 64B ring ab
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[120, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 32 pipelined ab {
+      wait empty
+      cp_async a <- A[bm * 120 +: 120, k * 32 +: 32]
+      cp_async b <- B[bn * 128 +: 128, k * 32 +: 32]
+      arrive full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 32 pipelined ab {
+      wait full
+      mma acc += a @ b^T
+      arrive empty
+    }
+    store C[bm * 120 +: 120, bn * 128 +: 128] <- bf16(acc)
+  }
+}

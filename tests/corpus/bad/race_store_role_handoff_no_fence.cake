@@ -1,0 +1,44 @@
+# expect: CK-RACE-005
+# Epilogue handed to a store role: consumers store the tile and arrive, but the generic-proxy writes
+# are never fenced for the TMA store.
+kernel gemm_store_role target sm_90a
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 384
+  grid (N / 128, M / 128) as (bn, bm)
+  role load  warps 0..3 regs 40
+  role mma   warps 4..11 regs 232
+  role store warps 12..15 regs 40
+  pipeline ab stages 4
+  smem a:  bf16[128, 64] swizzle 128B ring ab
+  smem b:  bf16[128, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 128]
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  barrier cfull producers mma consumers store arrivals 2
+  frag acc: f32[128, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 128 +: 128, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    arrive cfull
+  }
+  in store {
+    wait cfull
+    tma C[bm * 128 +: 128, bn * 128 +: 128] <- cs
+  }
+}

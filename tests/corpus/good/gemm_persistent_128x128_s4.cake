@@ -1,0 +1,36 @@
+# gemm_persistent_128x128_s4 — persistent bf16 GEMM: one CTA per SM walks the 128x128 output
+# tiles; the 4-stage ring's stage and phase continue across tiles, so loads for the next tile
+# overlap the epilogue of the current one.
+kernel gemm_persistent_128x128_s4 target sm_90a
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 256
+  grid persistent (N / 128, M / 128) as (bn, bm)
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 4
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[128, 64] swizzle 128B ring ab
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 128 +: 128, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store C[bm * 128 +: 128, bn * 128 +: 128] <- bf16(acc)
+  }
+}

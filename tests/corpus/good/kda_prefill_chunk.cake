@@ -1,0 +1,129 @@
+# kda_prefill_chunk — chunked Kimi Delta Attention prefill (KDA.md), chunk C = 64, K = V = 128.
+#
+# One CTA per (batch, head). A load warpgroup streams the chunk's q, k, v tiles through a
+# 2-stage ring; two math warpgroups run the chunk algebra and keep the state S (K x V, f32) in
+# registers across the whole chunk loop, the V columns split between them. Per chunk:
+#   g   = -exp(A_log) softplus(g_raw + dt_bias)       per token and key channel (log-decay)
+#   G   = cumsum(g) down the chunk, G_C = its last row = colsum(g)
+#   A_kk[i,j] = beta_i sum_d k_i k_j exp(G_i - G_j), j < i     (two factors through smem)
+#   L   = I + A_kk;  w = L^-1 (beta e^G k);  u = L^-1 (beta v)  (trisolve)
+#   A_qk[i,j] = sum_d q_i k_j exp(G_i - G_j), j <= i
+#   v'  = u - w S;   o = (q e^G) S + A_qk v';   S <- Diag(e^G_C) S + (e^(G_C - G) k)^T v'
+# q and k are L2-normalised in the kernel, q scaled by K^-1/2, beta = sigmoid(beta_logit).
+# exp(G_i - G_j) is split as exp(G_i - G_C) exp(G_C - G_j): both factors stay bounded when the
+# gate has a lower bound (see KDA.md, Numerics). Every matrix product is a wgmma: register A
+# operands where the value is born in registers, shared B operands written by `store` and
+# published with `fence proxy_async` + `sync math`.
+# Tensors are head-first ([B, H, T, K], as FLA's head_first layout) so that one chunk of one
+# head is a TMA box whose unit dimensions lead.
+# Shape domain: T % 64 == 0, T >= 64; K = V = 128.
+kernel kda_prefill_chunk target sm_90a
+  const DK = 128
+  const DV = 128
+  param Qin:  global bf16[B, H, T, DK]
+  param Kin:  global bf16[B, H, T, DK]
+  param Vin:  global bf16[B, H, T, DV]
+  param Gin:  global bf16[B, H, T, DK]     # gate before activation (g_raw)
+  param Bin:  global bf16[B, H, T]         # beta logits
+  param Alog: global f32[H]
+  param Dtb:  global f32[H, DK]            # dt_bias
+  param S0:   global f32[B, H, DK, DV]     # state entering the sequence, [K, V]
+  param SN:   global f32[B, H, DK, DV]     # state leaving it
+  param O:    global bf16[B, H, T, DV]
+  domain T % 64 == 0, T >= 64
+  grid (H, B) as (h, b)
+  role load warps 0..3 regs 40
+  role math warps 4..11 regs 232
+  pipeline ch stages 2
+  smem qs: bf16[64, 128] ring ch            # chunk inputs, read into registers with `load`
+  smem ks: bf16[64, 128] ring ch
+  smem vs: bf16[64, 128] ring ch
+  smem ka: bf16[64, 128] swizzle 128B       # k e^(G - G_C); later w
+  smem kb: bf16[64, 128] swizzle 128B       # k e^(G_C - G)
+  smem qa: bf16[64, 128] swizzle 128B       # q e^(G - G_C); later q e^G
+  smem sb: bf16[128, 128] swizzle 128B      # S as bf16
+  smem vb: bf16[64, 128] swizzle 128B       # v' as bf16
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 2
+  frag S:    f32[128, 128] in math split n  # the state; each warpgroup owns 64 V columns
+  frag t16:  bf16[64, 128] in math split n  # a chunk tile on its way from memory
+  frag v16:  bf16[64, 128] in math split n
+  frag x:    f32[64, 128] in math split n   # log-decay g; later beta e^G k-hat
+  frag G:    f32[64, 128] in math split n
+  frag kn:   f32[64, 128] in math split n   # k-hat; later scaled q-hat
+  frag akk:  f32[64, 64] in math            # A_kk, then L = I + A_kk (both warpgroups)
+  frag aqk:  f32[64, 64] in math
+  frag p16:  bf16[64, 64] in math
+  frag w:    f32[64, 128] in math split n
+  frag u:    f32[64, 128] in math split n
+  frag vpf:  f32[64, 128] in math split n   # w S, then v'
+  frag o:    f32[64, 128] in math split n
+  frag gc:   f32[128] in math               # G_C per key channel
+  frag dtb:  f32[128] in math
+  frag bl:   bf16[64] in math
+  frag beta: f32[64] in math
+{
+  in load {
+    for c in 0 .. T / 64 pipelined ch {
+      wait empty
+      tma qs <- Qin[b, h, c * 64 +: 64, 0 +: 128] signal full
+      tma ks <- Kin[b, h, c * 64 +: 64, 0 +: 128] signal full
+      tma vs <- Vin[b, h, c * 64 +: 64, 0 +: 128] signal full
+    }
+  }
+  in math {
+    let alpha = -exp(Alog[h])
+    load dtb <- Dtb[h, :]
+    load S <- S0[b, h, :, :]
+    for c in 0 .. T / 64 pipelined ch {
+      load bl <- Bin[b, h, c * 64 +: 64]
+      beta = sigmoid(f32(bl))
+      load t16 <- Gin[b, h, c * 64 +: 64, :]
+      x = alpha * softplus(f32(t16) + cols(dtb))
+      gc = colsum(x)
+      G = cumsum(x, 0)
+      wait full
+      load t16 <- ks[:, :]
+      kn = l2norm(f32(t16))
+      store ka[:, :] <- bf16(kn * exp(G - cols(gc)))
+      store kb[:, :] <- bf16(kn * exp(cols(gc) - G))
+      x = rows(beta) * kn * exp(G)
+      load t16 <- qs[:, :]
+      kn = l2norm(f32(t16)) * 0.08838834764831845
+      store qa[:, :] <- bf16(kn * exp(G - cols(gc)))
+      load v16 <- vs[:, :]
+      fence proxy_async
+      arrive empty
+      sync math
+      wgmma akk = ka @ kb^T
+      wgmma aqk = qa @ kb^T
+      wgmma_wait 0
+      sync math
+      akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
+      akk = where(col_idx() == row_idx(), 1.0, akk)
+      aqk = where(col_idx() <= row_idx(), aqk, 0.0)
+      w = trisolve(akk, x)
+      u = trisolve(akk, rows(beta) * f32(v16))
+      store ka[:, :] <- bf16(w)
+      store qa[:, :] <- bf16(kn * exp(G))
+      store sb[:, :] <- bf16(S)
+      fence proxy_async
+      sync math
+      wgmma vpf = ka @ sb
+      wgmma_wait 0
+      vpf = u - vpf
+      store vb[:, :] <- bf16(vpf)
+      fence proxy_async
+      sync math
+      p16 = bf16(aqk)
+      wgmma o = qa @ sb
+      wgmma o += p16 @ vb
+      S = rows(exp(gc)) * S
+      wgmma S += kb^T @ vb
+      wgmma_wait 0
+      store O[b, h, c * 64 +: 64, :] <- bf16(o)
+      sync math
+    }
+    store SN[b, h, :, :] <- S
+  }
+}

@@ -1,0 +1,467 @@
+/*
+ * test_diag.c — the diagnostic list and its three printers.
+ *
+ * Each test builds a SourceSet and a DiagList by hand (no parser involved),
+ * prints it, and checks the result: exact bytes for the text printer (caret
+ * placement, tabs, UTF-8, long lines, the summary), and for JSON and SARIF
+ * parses the document back with jansson and checks fields, so an invalid
+ * document or a missing field fails the test.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "base/diag.h"
+#include "verify/verify.h"
+
+/* A source set with two files. */
+static const char SRC_A[] =
+	"kernel k target sm_90a\n"                 /* line 1 */
+	"  barrier full ring ab producers load consumers mma arrivals 1\n"  /* line 2 */
+	"\tin mma {\twait full }\n"                /* line 3: tabs */
+	"/* \xc3\xa9t\xc3\xa9 */ wait empty\n";    /* line 4: UTF-8 in a comment */
+static const char SRC_B[] = "x\ny\n";
+
+/* Span of the first occurrence of needle at or after line `line` of file f. */
+static Span span_of(const SourceSet *ss, int f, int line, const char *needle)
+{
+	const char *t = ss->files[f].text;
+	const char *p = t;
+	for (int l = 1; l < line; l++)
+		p = strchr(p, '\n') + 1;
+	const char *q = strstr(p, needle);
+	assert_non_null(q);
+	const char *ls = q;
+	while (ls > t && ls[-1] != '\n')
+		ls--;
+	Span s = {f, line, (int)(q - ls) + 1, (int)(q - t), (int)strlen(needle)};
+	return s;
+}
+
+static void setup_sources(SourceSet *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	assert_int_equal(src_add(ss, "dir/a.cake", SRC_A, strlen(SRC_A)), 0);
+	assert_int_equal(src_add(ss, "b.cake", SRC_B, strlen(SRC_B)), 1);
+}
+
+static char *render_text(const SourceSet *ss, const DiagList *dl)
+{
+	StrBuf b = {0};
+	diag_print_text(&b, ss, dl, false);
+	char *s = xstrdup(sb_str(&b));
+	sb_free(&b);
+	return s;
+}
+
+static void test_add_counts_and_fields(void **state)
+{
+	SourceSet ss;
+	setup_sources(&ss);
+	DiagList dl = {0};
+	Diag *d = diag_add(&dl, "CK-T-001", SEV_ERROR, span_of(&ss, 0, 2, "full"), "n=%d", 3);
+	assert_string_equal(d->msg, "n=3");
+	assert_int_equal(d->stage, -1);
+	assert_int_equal(d->phase, -1);
+	assert_int_equal(d->related.file, -1);
+	assert_null(d->role);
+	diag_set(&d->role, "%s", "mma");
+	diag_set(&d->role, "%s", "load");   /* replaces, no leak */
+	assert_string_equal(d->role, "load");
+	diag_related(d, span_of(&ss, 0, 3, "wait"), "first %s", "wait");
+	diag_related(d, span_of(&ss, 0, 3, "full"), "waited on here");
+	assert_string_equal(d->related_msg, "waited on here");
+	diag_add(&dl, "CK-T-002", SEV_WARNING, NOSPAN, "w");
+	diag_add(&dl, "CK-T-003", SEV_NOTE, NOSPAN, "n");
+	diag_add(&dl, "CK-T-004", SEV_NOTE, NOSPAN, "n");
+	assert_int_equal(dl.n, 4);
+	assert_int_equal(dl.nerr, 1);
+	assert_int_equal(dl.nwarn, 1);
+	assert_int_equal(dl.nnote, 2);
+	assert_string_equal(sev_name(SEV_ERROR), "error");
+	assert_string_equal(sev_name(SEV_WARNING), "warning");
+	assert_string_equal(sev_name(SEV_NOTE), "note");
+	diag_free(&dl);
+	assert_int_equal(dl.n, 0);
+	assert_int_equal(dl.nerr, 0);
+	src_free(&ss);
+}
+
+static void test_cap_counts_but_drops(void **state)
+{
+	DiagList dl = {0};
+	dl.max = 3;
+	for (int i = 0; i < 10; i++) {
+		Diag *d = diag_add(&dl, "CK-T-001", SEV_ERROR, NOSPAN, "finding %d", i);
+		diag_set(&d->hint, "hint %d", i);   /* must be safe past the cap */
+		d->stage = i;
+	}
+	assert_int_equal(dl.n, 3);
+	assert_int_equal(dl.nerr, 10);
+	assert_int_equal(dl.dropped, 7);
+	assert_int_equal(diag_cap(&dl), 3);
+	assert_string_equal(dl.items[2]->msg, "finding 2");
+	char *t = render_text(NULL, &dl);
+	assert_non_null(strstr(t, "cake: note: 7 further findings not shown (limit 3)\n"));
+	assert_non_null(strstr(t, "10 errors, 0 warnings\n"));
+	free(t);
+	diag_free(&dl);
+	assert_int_equal(dl.max, 3);   /* the cap survives a free */
+	DiagList d0 = {0};
+	assert_int_equal(diag_cap(&d0), 10000);
+}
+
+static void test_sort_is_stable(void **state)
+{
+	SourceSet ss;
+	setup_sources(&ss);
+	DiagList dl = {0};
+	diag_add(&dl, "CK-B-001", SEV_ERROR, span_of(&ss, 1, 2, "y"), "b-y");
+	diag_add(&dl, "CK-Z-001", SEV_ERROR, span_of(&ss, 0, 3, "wait"), "z first");
+	diag_add(&dl, "CK-A-001", SEV_ERROR, span_of(&ss, 0, 3, "wait"), "a");
+	diag_add(&dl, "CK-Z-001", SEV_ERROR, span_of(&ss, 0, 3, "wait"), "z second");
+	diag_add(&dl, "CK-A-001", SEV_ERROR, span_of(&ss, 0, 2, "full"), "line2");
+	diag_add(&dl, "CK-A-001", SEV_ERROR, span_of(&ss, 0, 2, "barrier"), "line2 col3");
+	diag_sort(&dl);
+	const char *want[] = {"line2 col3", "line2", "a", "z first", "z second", "b-y"};
+	assert_int_equal(dl.n, 6);
+	for (int i = 0; i < 6; i++)
+		assert_string_equal(dl.items[i]->msg, want[i]);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
+static void test_text_exact(void **state)
+{
+	SourceSet ss;
+	setup_sources(&ss);
+	DiagList dl = {0};
+	Diag *d = diag_add(&dl, "CK-BAR-001", SEV_ERROR, span_of(&ss, 0, 3, "wait full"),
+	                   "role 'mma' waits on 'full' but nobody arrives");
+	diag_set(&d->role, "mma");
+	diag_set(&d->barrier, "full");
+	d->stage = 2;
+	d->phase = 1;
+	diag_set(&d->iter, "k=6");
+	diag_set(&d->condition, "arrivals(full) == 1");
+	diag_set(&d->hint, "add 'arrive full' in role load");
+	diag_related(d, span_of(&ss, 0, 2, "full"), "barrier 'full' declared here");
+	Diag *w = diag_add(&dl, "CK-T-002", SEV_WARNING, span_of(&ss, 0, 4, "empty"), "unused");
+	diag_set(&w->resource, "empty");
+	diag_add(&dl, "CK-T-003", SEV_NOTE, NOSPAN, "no location");
+	char *t = render_text(&ss, &dl);
+	const char *want =
+		"dir/a.cake:3:11: error: role 'mma' waits on 'full' but nobody arrives [CK-BAR-001]\n"
+		"\tin mma {\twait full }\n"
+		"\t        \t^~~~~~~~~\n"
+		"  = role: mma, barrier: full, stage: 2, phase: 1, iteration: k=6\n"
+		"  = condition: arrivals(full) == 1\n"
+		"  = hint: add 'arrive full' in role load\n"
+		"dir/a.cake:2:11: note: barrier 'full' declared here\n"
+		"  barrier full ring ab producers load consumers mma arrivals 1\n"
+		"          ^~~~\n"
+		"dir/a.cake:4:18: warning: unused [CK-T-002]\n"
+		"/* \xc3\xa9t\xc3\xa9 */ wait empty\n"
+		"               ^~~~~\n"       /* é counts as one column */
+		"  = resource: empty\n"
+		"cake: note: no location [CK-T-003]\n"
+		"1 error, 1 warning, 1 note\n";
+	assert_string_equal(t, want);
+	free(t);
+
+	/* colour adds escapes but keeps the text */
+	StrBuf b = {0};
+	diag_print_text(&b, &ss, &dl, true);
+	assert_non_null(strstr(sb_str(&b), "\033[1;31merror:"));
+	assert_non_null(strstr(sb_str(&b), "\033[1;35mwarning:"));
+	sb_free(&b);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
+static void test_text_empty_and_edges(void **state)
+{
+	/* nothing found: nothing printed at all */
+	DiagList dl = {0};
+	char *t = render_text(NULL, &dl);
+	assert_string_equal(t, "");
+	free(t);
+
+	/* span at EOF with length 0, control bytes and invalid UTF-8 in the line */
+	SourceSet ss = {0};
+	const char bad[] = "ab\x01\xff\xc3(z";
+	src_add(&ss, "bad.cake", bad, sizeof bad - 1);
+	Span eof = {0, 1, 8, 7, 0};
+	Span z = {0, 1, 7, 6, 5};     /* runs past EOF: clipped */
+	diag_add(&dl, "CK-T-001", SEV_ERROR, eof, "at end");
+	diag_add(&dl, "CK-T-002", SEV_ERROR, z, "z");
+	t = render_text(&ss, &dl);
+	assert_string_equal(t,
+		"bad.cake:1:8: error: at end [CK-T-001]\n"
+		"ab??\?(z\n"
+		"       ^\n"
+		"bad.cake:1:7: error: z [CK-T-002]\n"
+		"ab??\?(z\n"
+		"      ^\n"
+		"2 errors, 0 warnings\n");
+	free(t);
+	diag_free(&dl);
+	src_free(&ss);
+
+	/* a 5000-byte line is shown as a window around the column */
+	StrBuf big = {0};
+	for (int i = 0; i < 5000; i++)
+		sb_putc(&big, (char)('a' + i % 26));
+	sb_putc(&big, '\n');
+	src_add(&ss, "long.cake", big.s, big.len);
+	Span mid = {0, 1, 4001, 4000, 3};
+	diag_add(&dl, "CK-T-001", SEV_ERROR, mid, "deep");
+	t = render_text(&ss, &dl);
+	char *l2 = strchr(t, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+	assert_true(strncmp(l2, "...", 3) == 0);
+	assert_true(strchr(l2, '\n') - l2 < 300);
+	/* the caret sits under the same character as in the window */
+	int caret = (int)(strchr(l3, '^') - l3);
+	assert_int_equal(l2[caret], big.s[4000]);
+	assert_true(strncmp(l3 + caret, "^~~\n", 4) == 0);
+	free(t);
+	sb_free(&big);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
+static json_t *parse_json(const char *s)
+{
+	json_error_t err;
+	json_t *j = json_loads(s, 0, &err);
+	if (!j)
+		fail_msg("invalid JSON at line %d: %s\n%s", err.line, err.text, s);
+	return j;
+}
+
+static void build_mixed(SourceSet *ss, DiagList *dl)
+{
+	setup_sources(ss);
+	memset(dl, 0, sizeof *dl);
+	Diag *d = diag_add(dl, "CK-BAR-001", SEV_ERROR, span_of(ss, 0, 3, "wait full"),
+	                   "waits \"forever\"");
+	diag_set(&d->role, "mma");
+	diag_set(&d->barrier, "full");
+	diag_set(&d->pipeline, "ab");
+	d->stage = 2;
+	d->phase = 0;
+	diag_set(&d->iter, "k=6");
+	diag_set(&d->condition, "c");
+	diag_set(&d->hint, "h");
+	diag_related(d, span_of(ss, 0, 2, "full"), "declared here");
+	diag_add(dl, "CK-T-002", SEV_WARNING, span_of(ss, 1, 2, "y"), "bad byte \xff here");
+	diag_add(dl, "CK-T-003", SEV_NOTE, NOSPAN, "nowhere");
+	diag_add(dl, "CK-BAR-001", SEV_ERROR, span_of(ss, 1, 1, "x"), "again");
+}
+
+static void test_json(void **state)
+{
+	SourceSet ss;
+	DiagList dl;
+	build_mixed(&ss, &dl);
+	StrBuf b = {0};
+	diag_print_json(&b, &ss, &dl, "v1-test");
+	json_t *j = parse_json(sb_str(&b));
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), "cake-diagnostics/1");
+	assert_string_equal(json_string_value(json_object_get(j, "verifier")), "v1-test");
+	json_t *files = json_object_get(j, "files");
+	assert_int_equal(json_array_size(files), 2);
+	assert_string_equal(json_string_value(json_array_get(files, 0)), "dir/a.cake");
+	json_t *ds = json_object_get(j, "diagnostics");
+	assert_int_equal(json_array_size(ds), 4);
+
+	json_t *d0 = json_array_get(ds, 0);
+	assert_string_equal(json_string_value(json_object_get(d0, "rule")), "CK-BAR-001");
+	assert_string_equal(json_string_value(json_object_get(d0, "severity")), "error");
+	assert_string_equal(json_string_value(json_object_get(d0, "message")), "waits \"forever\"");
+	json_t *loc = json_object_get(d0, "location");
+	assert_string_equal(json_string_value(json_object_get(loc, "file")), "dir/a.cake");
+	assert_int_equal(json_integer_value(json_object_get(loc, "line")), 3);
+	assert_int_equal(json_integer_value(json_object_get(loc, "col")), 11);
+	assert_int_equal(json_integer_value(json_object_get(loc, "length")), 9);
+	assert_int_equal(json_integer_value(json_object_get(loc, "offset")),
+	                 strstr(SRC_A, "wait full") - SRC_A);
+	assert_string_equal(json_string_value(json_object_get(d0, "role")), "mma");
+	assert_string_equal(json_string_value(json_object_get(d0, "pipeline")), "ab");
+	assert_int_equal(json_integer_value(json_object_get(d0, "stage")), 2);
+	assert_int_equal(json_integer_value(json_object_get(d0, "phase")), 0);
+	assert_true(json_is_integer(json_object_get(d0, "phase")));
+	assert_string_equal(json_string_value(json_object_get(d0, "iteration")), "k=6");
+	json_t *rel = json_object_get(d0, "related");
+	assert_int_equal(json_integer_value(json_object_get(rel, "line")), 2);
+	assert_string_equal(json_string_value(json_object_get(rel, "message")), "declared here");
+
+	/* absent fields are present and null */
+	json_t *d1 = json_array_get(ds, 1);
+	const char *keys[] = {"role", "resource", "barrier", "pipeline", "stage", "phase",
+	                      "iteration", "condition", "hint", "related"};
+	for (size_t i = 0; i < NELEM(keys); i++) {
+		json_t *v = json_object_get(d1, keys[i]);
+		assert_non_null(v);
+		assert_true(json_is_null(v));
+	}
+	/* invalid UTF-8 in a message became U+FFFD */
+	assert_string_equal(json_string_value(json_object_get(d1, "message")),
+	                    "bad byte \xef\xbf\xbd here");
+	assert_true(json_is_null(json_object_get(json_array_get(ds, 2), "location")));
+
+	json_t *sum = json_object_get(j, "summary");
+	assert_int_equal(json_integer_value(json_object_get(sum, "errors")), 2);
+	assert_int_equal(json_integer_value(json_object_get(sum, "warnings")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "notes")), 1);
+	assert_int_equal(json_integer_value(json_object_get(sum, "dropped")), 0);
+	json_decref(j);
+	sb_free(&b);
+
+	/* empty list and NULL verifier version still make a valid document */
+	DiagList empty = {0};
+	diag_print_json(&b, &ss, &empty, NULL);
+	j = parse_json(sb_str(&b));
+	assert_true(json_is_null(json_object_get(j, "verifier")));
+	assert_int_equal(json_array_size(json_object_get(j, "diagnostics")), 0);
+	json_decref(j);
+	sb_free(&b);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
+static void test_sarif(void **state)
+{
+	SourceSet ss;
+	DiagList dl;
+	build_mixed(&ss, &dl);
+	/* one finding with a rule that really is in the registry, if any */
+	int nrules = 0;
+	const Rule *all = rules_all(&nrules);
+	if (nrules > 0)
+		diag_add(&dl, all[0].id, all[0].sev, span_of(&ss, 1, 1, "x"), "registered");
+	StrBuf b = {0};
+	diag_print_sarif(&b, &ss, &dl, "v1-test");
+	json_t *j = parse_json(sb_str(&b));
+	assert_string_equal(json_string_value(json_object_get(j, "version")), "2.1.0");
+	assert_non_null(strstr(json_string_value(json_object_get(j, "$schema")), "sarif-2.1.0"));
+	json_t *runs = json_object_get(j, "runs");
+	assert_int_equal(json_array_size(runs), 1);
+	json_t *run = json_array_get(runs, 0);
+	json_t *drv = json_object_get(json_object_get(run, "tool"), "driver");
+	assert_string_equal(json_string_value(json_object_get(drv, "name")), "cake");
+	assert_string_equal(json_string_value(json_object_get(drv, "version")), CAKE_VERSION);
+	assert_non_null(json_string_value(json_object_get(drv, "informationUri")));
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(run, "properties"), "verifierVersion")), "v1-test");
+
+	/* rules: one per distinct ID, described from the registry when known */
+	json_t *rules = json_object_get(drv, "rules");
+	size_t want_rules = 3 + (nrules > 0 && rule_find(all[0].id) &&
+	                         strcmp(all[0].id, "CK-BAR-001") != 0 &&
+	                         strcmp(all[0].id, "CK-T-002") != 0 &&
+	                         strcmp(all[0].id, "CK-T-003") != 0);
+	assert_int_equal(json_array_size(rules), want_rules);
+	for (size_t i = 0; i < json_array_size(rules); i++) {
+		json_t *r = json_array_get(rules, i);
+		const char *id = json_string_value(json_object_get(r, "id"));
+		assert_non_null(id);
+		assert_non_null(json_string_value(json_object_get(json_object_get(r, "shortDescription"), "text")));
+		const char *lvl = json_string_value(json_object_get(
+			json_object_get(r, "defaultConfiguration"), "level"));
+		assert_non_null(lvl);
+		const Rule *reg = rule_find(id);
+		if (reg) {
+			assert_string_equal(json_string_value(json_object_get(
+				json_object_get(r, "fullDescription"), "text")), reg->rationale);
+			assert_string_equal(lvl, sev_name(reg->sev));
+		}
+	}
+
+	json_t *res = json_object_get(run, "results");
+	assert_int_equal(json_array_size(res), (size_t)dl.n);
+	json_t *r0 = json_array_get(res, 0);
+	assert_string_equal(json_string_value(json_object_get(r0, "ruleId")), "CK-BAR-001");
+	int ri = (int)json_integer_value(json_object_get(r0, "ruleIndex"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rules, (size_t)ri), "id")),
+	                    "CK-BAR-001");
+	assert_string_equal(json_string_value(json_object_get(r0, "level")), "error");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(r0, "message"), "text")),
+	                    "waits \"forever\"");
+	json_t *pl = json_object_get(json_array_get(json_object_get(r0, "locations"), 0),
+	                             "physicalLocation");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(pl, "artifactLocation"),
+	                                                      "uri")), "dir/a.cake");
+	json_t *reg = json_object_get(pl, "region");
+	assert_int_equal(json_integer_value(json_object_get(reg, "startLine")), 3);
+	assert_int_equal(json_integer_value(json_object_get(reg, "startColumn")), 11);
+	assert_int_equal(json_integer_value(json_object_get(reg, "endColumn")), 20);
+	json_t *rl = json_array_get(json_object_get(r0, "relatedLocations"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rl, "message"), "text")),
+	                    "declared here");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(
+		json_object_get(rl, "physicalLocation"), "region"), "startLine")), 2);
+	json_t *props = json_object_get(r0, "properties");
+	assert_string_equal(json_string_value(json_object_get(props, "role")), "mma");
+	assert_string_equal(json_string_value(json_object_get(props, "barrier")), "full");
+	assert_string_equal(json_string_value(json_object_get(props, "pipeline")), "ab");
+	assert_int_equal(json_integer_value(json_object_get(props, "stage")), 2);
+	assert_int_equal(json_integer_value(json_object_get(props, "phase")), 0);
+	assert_string_equal(json_string_value(json_object_get(props, "iteration")), "k=6");
+	assert_string_equal(json_string_value(json_object_get(props, "condition")), "c");
+	assert_string_equal(json_string_value(json_object_get(props, "hint")), "h");
+
+	/* warning and note levels; a finding without location has no locations */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(res, 1), "level")), "warning");
+	json_t *r2 = json_array_get(res, 2);
+	assert_string_equal(json_string_value(json_object_get(r2, "level")), "note");
+	assert_int_equal(json_array_size(json_object_get(r2, "locations")), 0);
+	assert_null(json_object_get(json_object_get(r2, "properties"), "role"));
+	json_decref(j);
+	sb_free(&b);
+	diag_free(&dl);
+
+	/* UTF-8 before the span: SARIF columns count code points */
+	Span e = span_of(&ss, 0, 4, "empty");
+	diag_add(&dl, "CK-T-001", SEV_ERROR, e, "x");
+	diag_print_sarif(&b, &ss, &dl, NULL);
+	j = parse_json(sb_str(&b));
+	run = json_array_get(json_object_get(j, "runs"), 0);
+	assert_string_equal(json_string_value(json_object_get(run, "columnKind")), "unicodeCodePoints");
+	reg = json_object_get(json_object_get(json_array_get(json_object_get(
+		json_array_get(json_object_get(run, "results"), 0), "locations"), 0),
+		"physicalLocation"), "region");
+	assert_int_equal(json_integer_value(json_object_get(reg, "startColumn")), e.col - 2);
+	assert_int_equal(json_integer_value(json_object_get(reg, "endColumn")), e.col - 2 + 5);
+	json_decref(j);
+	sb_free(&b);
+	diag_free(&dl);
+	src_free(&ss);
+
+	/* absolute and odd paths become valid URIs */
+	src_add(&ss, "/tmp/my dir/k#1.cake", "x", 1);
+	diag_add(&dl, "CK-T-001", SEV_ERROR, (Span){0, 1, 1, 0, 1}, "x");
+	diag_print_sarif(&b, &ss, &dl, NULL);
+	assert_non_null(strstr(sb_str(&b), "\"file:///tmp/my%20dir/k%231.cake\""));
+	sb_free(&b);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_counts_and_fields),
+		cmocka_unit_test(test_cap_counts_but_drops),
+		cmocka_unit_test(test_sort_is_stable),
+		cmocka_unit_test(test_text_exact),
+		cmocka_unit_test(test_text_empty_and_edges),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_sarif),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
