@@ -23,7 +23,7 @@ kernel bench_big target sm_90a
   param C: global bf16[M, N]
   param R: global f32[M]
   param S: global f32[M]
-  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64
+  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 256
   grid (N / 256, M / 128) as (bn, bm)
   role load warps 0..3 regs 40
   role mma  warps 4..11 regs 232

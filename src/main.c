@@ -73,6 +73,11 @@ static const struct Command {
 	 "           [--iters N] [--warmup N] [--check-rows N] [--oracle=auto|none]\n"
 	 "           [--format=text|json] [--debug-hang] [--no-verify] [--device N]\n"
 	 "      JIT through NVRTC, run isolated on the GPU, check against an oracle, time"},
+	/* kmeans_main lives in src/gpu/kmeans_cmd.c (the k-means family). */
+	{"kmeans", kmeans_main,
+	 "kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N] [--tol T]\n"
+	 "           [--seed S] [--check-rows N] [--no-check] [--kernels DIR] [--format=text|json]\n"
+	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

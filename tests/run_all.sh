@@ -10,8 +10,9 @@
 # Counting is honest: cmocka's own "[  PASSED  ] N test(s)" and
 # "[  FAILED  ] N test(s)" lines give the per-test counts; a binary that
 # exits non-zero without reporting a failed test (a crash, an ASan leak report
-# after the last test) adds one failure. Script suites end with their own
-# "N passed, N failed" line, which is added in; a script that exits
+# after the last test) adds one failure; so does one that runs longer than
+# UNIT_TIMEOUT seconds (default 300), which is killed. Script suites end
+# with their own "N passed, N failed" line, which is added in; a script that exits
 # non-zero without such a line counts as one failure.
 #
 # The last line is exactly "N passed, N failed"; the exit status is non-zero
@@ -26,6 +27,9 @@ export CAKE
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=223}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=224}
 export ASAN_OPTIONS UBSAN_OPTIONS
+
+# a unit binary that hangs is a failure, not a stuck CI job
+UNIT_TIMEOUT=${UNIT_TIMEOUT:-300}
 
 PASSED=0
 FAILED=0
@@ -45,14 +49,17 @@ run_unit() {
 		FAILED=$((FAILED + 1))
 		return
 	fi
-	"$bin" >"$TMP/unit.out" 2>&1
+	timeout "$UNIT_TIMEOUT" "$bin" >"$TMP/unit.out" 2>&1
 	rc=$?
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\..*$/\1/p' "$TMP/unit.out" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s).*$/\1/p' "$TMP/unit.out" | tail -n 1)
 	p=${p:-0}
 	f=${f:-0}
 	note=""
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$rc" -eq 124 ]; then
+		f=$((f + 1))
+		note=" (timed out after $UNIT_TIMEOUT s)"
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		note=" (exit status $rc: crash or sanitizer report)"
 	fi

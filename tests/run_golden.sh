@@ -19,7 +19,8 @@
 # 2. Clean corpus. Every kernels/**/*.cake and tests/corpus/good/*.cake must
 #    check with exit status 0 and no "error:" line. (tests/corpus/bad is the
 #    verifier's own test.)
-# Every run also fails on a crash (status > 128) or a sanitizer report.
+# Every run also fails on a crash (status > 128), a hang (120 s; status 124)
+# or a sanitizer report.
 # Paths are repo-relative: the script runs from the repository root.
 # Ends with "N passed, N failed"; exits non-zero when anything failed.
 set -u
@@ -54,6 +55,10 @@ mask() {
 
 # sane NAME RC ERRFILE: no crash and no sanitizer report; prints why not
 sane() {
+	if [ "$2" -eq 124 ]; then
+		fail "$1: timed out after 120 s"
+		return 1
+	fi
 	if [ "$2" -gt 128 ]; then
 		fail "$1: crashed (exit status $2)"
 		sed 's/^/    | /' "$3" | head -n 40
@@ -69,7 +74,7 @@ sane() {
 
 # golden_format CASE FORMAT EXPECTED: compare one extra output format
 golden_format() {
-	"$CAKE" check --format="$2" "$1" >"$TMP/out" 2>"$TMP/err"
+	timeout 120 "$CAKE" check --format="$2" "$1" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	sane "$1 --format=$2" "$rc" "$TMP/err" || return
 	if [ "$UPDATE" = 1 ]; then
@@ -90,7 +95,7 @@ golden_format() {
 for f in tests/diag/*.cake; do
 	[ -f "$f" ] || continue
 	base=${f%.cake}
-	"$CAKE" check "$f" >"$TMP/out" 2>"$TMP/err"
+	timeout 120 "$CAKE" check "$f" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	if sane "$f" "$rc" "$TMP/err"; then
 		if [ "$UPDATE" = 1 ]; then
@@ -125,7 +130,7 @@ for f in tests/diag/*.cake; do
 done
 
 for f in $(find kernels tests/corpus/good -name '*.cake' 2>/dev/null | sort); do
-	"$CAKE" check "$f" >"$TMP/out" 2>"$TMP/err"
+	timeout 120 "$CAKE" check "$f" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	sane "$f" "$rc" "$TMP/err" || continue
 	if [ "$rc" -ne 0 ] || grep -q ': error: ' "$TMP/out"; then

@@ -31,6 +31,7 @@
  *   PERSISTENT  1 = grid of #SM CTAs (clusters) looping over tiles
  *   CLUSTER_M   1 or 2: CTAs (bm, bm+1) of one cluster share the B tile;
  *               each loads half of it with .multicast::cluster
+ *   RASTER      1 grouped raster (below), 0 natural order (bn fastest)
  *   GROUP_M     grouped raster: GROUP_M tile-rows (in cluster units) swept
  *               column by column, for L2 reuse of B
  *   RELEASE_LAG 0: wait_group 0 each step; 1: keep one wgmma group in flight
@@ -51,6 +52,9 @@ typedef unsigned long long u64;
 #endif
 #ifndef GROUP_M
 #define GROUP_M 8
+#endif
+#ifndef RASTER
+#define RASTER 1      /* 1: grouped raster (GROUP_M); 0: natural row order, bn fastest */
 #endif
 #ifndef RELEASE_LAG
 #define RELEASE_LAG 1
@@ -244,6 +248,12 @@ __device__ __forceinline__ u32 pack_bf16x2(float lo, float hi)
  * columns and A rows in L2. */
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int *cm, int *bn)
 {
+#if RASTER == 0
+	/* natural order of a 2D grid (bn, bm): bn fastest, as blockIdx.x/.y give it */
+	*cm = t / tiles_n;
+	*bn = t % tiles_n;
+	return;
+#endif
 	int per_group = GROUP_M * tiles_n;
 	int g = t / per_group;
 	int first = g * GROUP_M;

@@ -2,12 +2,12 @@
 # One TMA producer warpgroup and two wgmma consumer warpgroups (64 rows of the tile each);
 # a 5-stage ring of 128x64 A and B tiles (32 KiB per stage, 160 KiB in all). The deeper ring
 # hides more load latency than the s4 kernel at the same shared-memory budget.
-# Shape domain: M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 128.
+# Shape domain: M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 64.
 kernel gemm_bf16_128x128 target sm_90a
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]
-  domain M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 128
+  domain M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 64
   grid (N / 128, M / 128) as (bn, bm)
   role load warps 0..3 regs 56
   role mma  warps 4..11 regs 224

@@ -10,14 +10,14 @@
 # argmin of the tile and merges it into a running (best distance, best index) pair kept in
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
-# Shape domain: N % 128 == 0, K % 128 == 0, D == 128 (see README.md).
+# Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
 kernel kmeans_assign target sm_90a
   const D = 128
   param X:     global bf16[N, D]       # points
   param Cent:  global bf16[K, D]       # centroids
   param Cnorm: global f32[K]           # ‖c‖² per centroid
   param Out:   global i32[N]           # nearest centroid per point
-  domain N % 128 == 0, K % 128 == 0, K >= 128
+  domain N % 128 == 0, K % 128 == 0, K >= 512
   grid (N / 128) as (bm)
   role load warps 0..3 regs 40
   role dist warps 4..11 regs 232        # two consumer warpgroups, 64 points each

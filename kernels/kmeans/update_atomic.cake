@@ -1,25 +1,17 @@
 # kmeans/update_atomic — centroid update by atomic scatter-add, then a divide kernel.
 #
-# kmeans_zero clears the per-cluster sums and counts; kmeans_scatter walks 128 points per CTA
-# and adds each point (as f32) into the row of its assigned cluster with `atomic_add` (one
-# element per thread), and counts it; kmeans_divide turns sums into means. A cluster that received no point keeps its old centroid.
-# The scatter is simple and fast when clusters are many and balanced; with few, heavy clusters
-# the atomics on one row serialise, which is what update_segmented.cake avoids.
+# kmeans_scatter: each CTA takes 128 points. A TMA brings the 128 x 128 tile of points into shared
+# memory (two 64-column panels: a 128B swizzle spans 64 bf16); the consumer warpgroup loads its
+# labels as a row vector and the tile into accumulator-layout registers, then adds every element
+# into the row of its cluster with `atomic_add Sums[lab, ...] <- x` (lab is a scatter index: row r
+# of x goes to row lab[r] of Sums) and counts each point once with `atomic_add Counts[lab] <- 1`.
+# Sums and Counts must be zero before the launch (`cake kmeans` clears them).
+# kmeans_divide: new centroid = Sums / Counts, rounded to bf16; a cluster that received no point
+# keeps its old centroid. It also writes ‖c‖² of the new (rounded) centroid for the next
+# assignment and the squared shift ‖c_new − c_old‖² per centroid for the convergence check.
+# The scatter is fast when clusters are many and balanced; with few heavy clusters the atomics on
+# one row serialise, which is what update_segmented.cake avoids.
 # Shape domain: N % 128 == 0, K % 64 == 0, D == 128 (see README.md).
-kernel kmeans_zero target sm_90a
-  const D = 128
-  param Sums:   global f32[K, D]
-  param Counts: global i32[K]
-  domain K % 64 == 0
-  grid (K / 64) as (bk)
-  role work warps 0..3
-{
-  in work {
-    store Sums[bk * 64 +: 64, :] <- 0.0
-    store Counts[bk * 64 +: 64] <- 0
-  }
-}
-
 kernel kmeans_scatter target sm_90a
   const D = 128
   param X:      global bf16[N, D]
@@ -28,39 +20,79 @@ kernel kmeans_scatter target sm_90a
   param Counts: global i32[K]
   domain N % 128 == 0, K >= 1
   grid (N / 128) as (bp)
-  role work warps 0..3
-  frag x: bf16[128] in work
+  role load warps 0..3
+  role work warps 4..7
+  smem x0: bf16[128, 64] swizzle 128B
+  smem x1: bf16[128, 64] swizzle 128B
+  barrier xfull producers load consumers work arrivals 1
+  frag lab: i32[128] in work
+  frag v0:  bf16[128, 64] in work
+  frag v1:  bf16[128, 64] in work
 {
+  in load {
+    tma x0 <- X[bp * 128 +: 128, 0 +: 64] signal xfull
+    tma x1 <- X[bp * 128 +: 128, 64 +: 64] signal xfull
+  }
   in work {
-    for i in bp * 128 .. bp * 128 + 128 unroll 4 {
-      let c = Assign[i]                  # the point's cluster: one uniform scalar read
-      load x <- X[i, :]                  # one point, 128 values: one per thread
-      atomic_add Sums[c, :] <- f32(x)
-      atomic_add Counts[c] <- 1
-    }
+    load lab <- Assign[bp * 128 +: 128]
+    wait xfull
+    load v0 <- x0[:, :]
+    load v1 <- x1[:, :]
+    atomic_add Sums[lab, 0 +: 64] <- f32(v0)
+    atomic_add Sums[lab, 64 +: 64] <- f32(v1)
+    atomic_add Counts[lab] <- 1
   }
 }
 
 kernel kmeans_divide target sm_90a
   const D = 128
-  param Sums:   global f32[K, D]
-  param Counts: global i32[K]
-  param Cent:   global bf16[K, D]
+  param Sums:    global f32[K, D]
+  param Counts:  global i32[K]
+  param Cent:    global bf16[K, D]     # old centroids
+  param NewCent: global bf16[K, D]
+  param Cnorm:   global f32[K]         # ‖c_new‖², for the next assignment
+  param Shift:   global f32[K]         # ‖c_new − c_old‖²
   domain K % 64 == 0
   grid (K / 64) as (bk)
-  role work warps 0..3
-  frag s:   f32[64, 128] in work
-  frag old: bf16[64, 128] in work
+  role load warps 0..3
+  role work warps 4..7
+  smem s0: f32[64, 64]
+  smem s1: f32[64, 64]
+  smem c0: bf16[64, 64] swizzle 128B
+  smem c1: bf16[64, 64] swizzle 128B
+  barrier full producers load consumers work arrivals 1
+  frag m0:  f32[64, 64] in work         # sums, then the new centroid
+  frag m1:  f32[64, 64] in work
+  frag o0:  bf16[64, 64] in work         # old centroid
+  frag o1:  bf16[64, 64] in work
   frag n:   i32[64] in work
   frag inv: f32[64] in work
   frag nz:  bool[64] in work
+  frag cn:  f32[64] in work
+  frag sh:  f32[64] in work
 {
+  in load {
+    tma s0 <- Sums[bk * 64 +: 64, 0 +: 64] signal full
+    tma s1 <- Sums[bk * 64 +: 64, 64 +: 64] signal full
+    tma c0 <- Cent[bk * 64 +: 64, 0 +: 64] signal full
+    tma c1 <- Cent[bk * 64 +: 64, 64 +: 64] signal full
+  }
   in work {
-    load s <- Sums[bk * 64 +: 64, :]
     load n <- Counts[bk * 64 +: 64]
-    load old <- Cent[bk * 64 +: 64, :]
     inv = 1.0 / f32(max(n, 1))
     nz = n > 0
-    store Cent[bk * 64 +: 64, :] <- where(rows(nz), bf16(s * rows(inv)), old)
+    wait full
+    load m0 <- s0[:, :]
+    load m1 <- s1[:, :]
+    load o0 <- c0[:, :]
+    load o1 <- c1[:, :]
+    m0 = where(rows(nz), f32(bf16(m0 * rows(inv))), f32(o0))
+    m1 = where(rows(nz), f32(bf16(m1 * rows(inv))), f32(o1))
+    cn = rowsum(m0 * m0) + rowsum(m1 * m1)
+    sh = rowsum((m0 - f32(o0)) * (m0 - f32(o0))) + rowsum((m1 - f32(o1)) * (m1 - f32(o1)))
+    store NewCent[bk * 64 +: 64, 0 +: 64] <- bf16(m0)
+    store NewCent[bk * 64 +: 64, 64 +: 64] <- bf16(m1)
+    store Cnorm[bk * 64 +: 64] <- cn
+    store Shift[bk * 64 +: 64] <- sh
   }
 }

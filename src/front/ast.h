@@ -59,8 +59,10 @@ int dtype_size(DType t);
 const char *dtype_name(DType t);
 /* Parse a dtype keyword; DT_NONE if s is not one. */
 DType dtype_from(const char *s, int n);
+/* True for bf16, f16, f32 and f8e4m3. */
 bool dtype_is_float(DType t);
 const char *target_name(Target t);     /* "sm_90a" */
+/* Parse a target keyword; TGT_NONE if s is not one. */
 Target target_from(const char *s, int n);
 const char *swizzle_name(Swizzle s);   /* "none", "32B", "64B", "128B" */
 int swizzle_bytes(Swizzle s);          /* 0, 32, 64, 128 */
@@ -189,6 +191,11 @@ struct Decl {
 	const char **grid_vars;
 	Span *grid_var_spans;
 	bool persistent;
+	int group;            /* `group G`: grouped tile raster, G rows of the second
+	                       * axis per group (LANGUAGE.md §4.5); 0 = not stated */
+	bool group_stated;    /* a `group` clause was written (even `group 0`, which
+	                       * sema rejects) */
+	Span group_span;      /* the `group G` clause (for diagnostics) */
 	/* D_ROLE */
 	int warp_lo, warp_hi; /* inclusive */
 	int regs;             /* 0 = not stated */

@@ -290,9 +290,10 @@ static void walk(GB *b, Stmt **body, int n, GLoop *loop, Stmt *guard, bool in_el
 		Stmt *st = body[i];
 		if (!st || st->kind == S_IN)
 			continue;
-		make_op(b, st, loop, guard, in_else);
+		GOp *op = make_op(b, st, loop, guard, in_else);
 		if (st->kind == S_FOR) {
 			GLoop *l = alloc(b, sizeof *l);
+			op->opens = l;
 			l->stmt = st;
 			l->role = b->role;
 			l->parent = loop;
@@ -463,6 +464,7 @@ Graph *graph_build(Ctx *c, Kernel *k)
 
 /* ---- lookups and helpers ---- */
 
+/* Role by name, or NULL. */
 GRole *graph_role(const Graph *g, const char *name)
 {
 	for (int i = 0; i < g->nroles; i++)
@@ -471,6 +473,7 @@ GRole *graph_role(const Graph *g, const char *name)
 	return NULL;
 }
 
+/* Resource (param, smem, frag) by name, or NULL. */
 GRes *graph_res(const Graph *g, const char *name)
 {
 	for (int i = 0; i < g->nres; i++)
@@ -479,6 +482,7 @@ GRes *graph_res(const Graph *g, const char *name)
 	return NULL;
 }
 
+/* Barrier by name, or NULL. */
 GBar *graph_bar(const Graph *g, const char *name)
 {
 	for (int i = 0; i < g->nbars; i++)
@@ -487,6 +491,7 @@ GBar *graph_bar(const Graph *g, const char *name)
 	return NULL;
 }
 
+/* The op made for statement s, or NULL. */
 GOp *graph_op_of(const Graph *g, const Stmt *s)
 {
 	if (!s || s->id < 0 || s->id >= g->nstmts)
@@ -495,11 +500,13 @@ GOp *graph_op_of(const Graph *g, const Stmt *s)
 	return op && op->stmt == s ? op : NULL;
 }
 
+/* Arrivals per `arrive`: one per warpgroup, 1 below 4 warps. */
 int graph_arrive_units(const GRole *r)
 {
 	return r->nwarps >= 4 ? r->nwarpgroups : 1;
 }
 
+/* True when l is op->loop or one of its parents. */
 bool graph_loop_encloses(const GLoop *l, const GOp *op)
 {
 	for (const GLoop *x = op->loop; x; x = x->parent)
@@ -508,6 +515,7 @@ bool graph_loop_encloses(const GLoop *l, const GOp *op)
 	return false;
 }
 
+/* Innermost loop around op pipelined over p, or NULL. */
 GLoop *graph_pipelined_loop(const GOp *op, const Sym *p)
 {
 	if (!p)
@@ -518,6 +526,7 @@ GLoop *graph_pipelined_loop(const GOp *op, const Sym *p)
 	return NULL;
 }
 
+/* op's access to res with any bit of mode, or NULL. */
 GAccess *graph_op_access(const GOp *op, const GRes *res, int mode)
 {
 	for (int i = 0; i < op->nacc; i++)
@@ -526,6 +535,7 @@ GAccess *graph_op_access(const GOp *op, const GRes *res, int mode)
 	return NULL;
 }
 
+/* Next op of the same role, or NULL. */
 GOp *graph_next_op(const GOp *op)
 {
 	if (!op || !op->role || op->index + 1 >= op->role->nops)
@@ -533,6 +543,7 @@ GOp *graph_next_op(const GOp *op)
 	return op->role->ops[op->index + 1];
 }
 
+/* Printable op kind. */
 const char *graph_op_name(StmtKind k)
 {
 	switch (k) {

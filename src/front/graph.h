@@ -97,7 +97,9 @@ struct GOp {
 	GRole *role;
 	int index;           /* position in role->ops */
 	int gid;             /* position in graph->ops (all roles, role order) */
-	GLoop *loop;         /* innermost enclosing loop, NULL at role top level */
+	GLoop *loop;         /* innermost enclosing loop, NULL at role top level
+	                      * (for an S_FOR op: the loop around it, not its own) */
+	GLoop *opens;        /* S_FOR: the loop this op opens; NULL otherwise */
 	GLoop *ploop;        /* innermost enclosing pipelined loop */
 	Stmt *guard;         /* innermost enclosing S_IF, NULL when unconditional */
 	bool in_else;        /* op is in guard's else branch */

@@ -22,9 +22,11 @@
  * note says the rest are suppressed, so binary garbage yields a bounded
  * report. Malformed or out-of-range numbers still yield a number token so the
  * parser does not pile a second error on top; likewise a lone '&' or '|' is
- * reported and then read as '&&' or '||'.
+ * reported and then read as '&&' or '||', `b.T` as `b^T` and any other lone
+ * '.' as '..'.
  *
- * Source must be UTF-8; non-ASCII characters are allowed only in comments.
+ * Source must be UTF-8; non-ASCII characters are allowed only in comments
+ * (and a byte-order mark at offset 0, which is skipped).
  * `<-` is always the arrow: the comparison with a negative number must be
  * spelled with a space (`a < -1`).
  */
@@ -71,6 +73,10 @@ void lex_init(Lexer *lx, Ctx *c, int file)
 		lx->len = 0;
 	}
 	lx->line = 1;
+	/* a UTF-8 byte-order mark at the very start is allowed and skipped;
+	 * columns on line 1 count from after it */
+	if (lx->len >= 3 && memcmp(lx->src, "\xEF\xBB\xBF", 3) == 0)
+		lx->pos = lx->line_start = 3;
 }
 
 Comment **lex_take_comments(Lexer *lx, int *n)
@@ -539,6 +545,23 @@ Token lex_next(Lexer *lx)
 			t.n = 1;
 			lex_error(lx, "CK-LEX-001", t.span, bad_char_hint((unsigned char)ch0),
 			          "invalid character '%c'", ch0);
+			lx->newlines = 0;
+			lx->tok_on_line = true;
+			return t;
+		}
+		if (ch0 == '.' && lx->src[lx->pos + 1] != '.') {
+			/* `b.T`: report, then read it as the transpose `b^T`; any
+			 * other lone '.' is read as the range '..' */
+			bool tr = lx->src[lx->pos + 1] == 'T' &&
+			          !is_ident_char((unsigned char)lx->src[lx->pos + 2]);
+			size_t at = lx->pos++;
+			t.kind = tr ? T_CARET : T_DOTDOT;
+			t.span = span_at(lx, at, 1);
+			t.p = lx->src + at;
+			t.n = 1;
+			lex_error(lx, "CK-LEX-001", t.span,
+			          tr ? "the transpose is written b^T" : bad_char_hint('.'),
+			          "invalid character '.'");
 			lx->newlines = 0;
 			lx->tok_on_line = true;
 			return t;

@@ -20,7 +20,9 @@
  * the next statement or declaration keyword (skipping a balanced {...} block
  * on the way, so a broken statement's body does not close the enclosing
  * block) or a closing brace, and then continues, so independent mistakes are
- * all reported. After PARSE_MAX_ERRORS errors it stops with one note.
+ * all reported. At most one error is reported per source position (a
+ * truncated file gives one "found end of file", not one per open construct).
+ * After PARSE_MAX_ERRORS errors it stops with one note.
  *
  * Depth. One counter tracks syntactic nesting (blocks, else-if chains,
  * parentheses, brackets, call arguments, unary operators). Past c->max_depth
@@ -55,6 +57,7 @@ typedef struct Parser {
 	bool stopped;         /* error cap reached */
 	Vec roles;            /* role names declared by the current kernel (for `sync`) */
 	int unterminated_off; /* offset where an unterminated block was reported, or -1 */
+	int last_err_off;     /* offset of the last reported error, or -1 */
 } Parser;
 
 /* ---- token access ---- */
@@ -159,6 +162,9 @@ static Diag *perr(Parser *p, const char *rule, Span sp, const char *hint, const 
 	if (p->panic || p->stopped)
 		return NULL;
 	p->panic = true;
+	if (sp.off == p->last_err_off) /* one error per source position (e.g. EOF) */
+		return NULL;
+	p->last_err_off = sp.off;
 	if (p->nerr >= PARSE_MAX_ERRORS) {
 		Diag *d = diag_add(p->c->diags, "CK-SYN-011", SEV_NOTE, sp,
 		                   "too many syntax errors (%d); parsing stopped", PARSE_MAX_ERRORS);
@@ -809,7 +815,19 @@ static void parse_grid(Parser *p, Decl *d)
 		     "give one coordinate name per grid extent",
 		     "grid has %d extent%s but %d coordinate name%s", d->nexprs, d->nexprs == 1 ? "" : "s",
 		     n, n == 1 ? "" : "s");
-	expect(p, T_RPAREN, "after the coordinate names", NULL);
+	if (!expect(p, T_RPAREN, "after the coordinate names", NULL))
+		return;
+	/* `group G`: grouped tile raster. 0 is accepted here so sema can say why
+	 * it is wrong (CK-SEM-041); the rank rule is sema's too (CK-SEM-042). */
+	if (at_kw(p, "group")) {
+		Token g = advance(p);
+		int v = expect_int(p, "tile group", "after 'group'", 0, 65535);
+		if (v >= 0) {
+			d->group = v;
+			d->group_stated = true;
+			d->group_span = span_join(g.span, p->prev);
+		}
+	}
 }
 
 static void parse_role(Parser *p, Decl *d)
@@ -1104,7 +1122,8 @@ static Stmt **parse_block(Parser *p, int *n, Span *close, bool top)
 static Stmt **parse_body(Parser *p, int *n, Span *close, const char *context)
 {
 	if (!at(p, T_LBRACE)) {
-		expected(p, "'{'", context, "open the body with '{'");
+		expected(p, "'{'", context,
+		         at(p, T_ASSIGN) ? "to compare, write '==' ('=' assigns)" : "open the body with '{'");
 		*n = 0;
 		return NULL;
 	}
@@ -1334,7 +1353,12 @@ static Stmt *parse_stmt(Parser *p, bool top)
 		         "statements start with a keyword (for, if, wait, tma, store, ...) or 'name = expr'");
 		return NULL;
 	}
-	if (is_decl_leader(t) || tok_is(t, "target")) {
+	if (tok_is(t, "target")) {
+		perr(p, "CK-SYN-005", t->span, "pick another name, e.g. 'target_'",
+		     "'target' is a reserved keyword and cannot start a statement");
+		return NULL;
+	}
+	if (is_decl_leader(t)) {
 		perr(p, "CK-SYN-001", t->span,
 		     "declarations go between the kernel header and the body's '{'",
 		     "declaration '%.*s' inside the kernel body", t->n, t->p);
@@ -1482,7 +1506,8 @@ static Kernel *parse_kernel(Parser *p)
 			return k;
 		}
 		expected(p, "a declaration or '{'", "in the kernel header",
-		         is_stmt_leader(t) ? "statements go inside the body '{ ... }'"
+		         t->kind == T_ASSIGN ? "to compare in a domain constraint, write '==' ('=' assigns)"
+		         : is_stmt_leader(t) ? "statements go inside the body '{ ... }'"
 		                           : "declarations start with param, const, domain, grid, cluster, "
 		                             "role, pipeline, smem, barrier or frag");
 		long before = p->ntok;
@@ -1508,6 +1533,7 @@ Program *parse_file(Ctx *c, int file)
 	p.file = file;
 	p.maxdepth = c->max_depth > 0 ? c->max_depth : 256;
 	p.unterminated_off = -1;
+	p.last_err_off = -1;
 	lex_init(&p.lx, c, file);
 	p.eof.kind = T_EOF;
 	p.eof.span = (Span){file, 1, 1, 0, 0};

@@ -325,6 +325,8 @@ static void print_decl(StrBuf *b, const Decl *d)
 		sb_puts(b, ") as (");
 		print_names(b, d->grid_vars, d->nexprs);
 		sb_putc(b, ')');
+		if (d->group_stated || d->group)
+			sb_printf(b, " group %d", d->group);
 		break;
 	case D_CLUSTER:
 		sb_puts(b, "cluster (");

@@ -70,6 +70,8 @@ typedef struct Sema {
 	const char *cx_rule;  /* rule for a name not allowed in CX_DIMS */
 	const char *cx_what;  /* "a domain constraint", "the grid extent" */
 	Expr *multi_ok;       /* the one call allowed to return two values */
+	bool scatter_ok;      /* checking an atomic_add destination: a point slice may be
+	                       * a scatter index (an integer vector fragment) */
 	int nstmt;
 	char *const_state;    /* per const (Sym.index): 0 new, 1 folding, 2 done */
 	Sym *bsym[BI__COUNT];
@@ -447,11 +449,9 @@ static bool settle_shape(Sema *s, Expr *e, const Type *t)
 	}
 	DType dt = e->type.dt;
 	Space sp = e->type.space;
-	Type old = e->type;
 	e->type = *t;
 	e->type.dt = dt;
 	e->type.space = sp;
-	(void)old;
 	if (e->kind == E_UNARY)
 		return settle_shape(s, e->lhs, t);
 	if (e->kind == E_BINARY)
@@ -754,11 +754,34 @@ static bool check_ref(Sema *s, Expr *e, bool write, bool tma)
 	}
 	Type t = bt;
 	t.rank = e->nslices < MAX_RANK ? e->nslices : MAX_RANK;
+	int nscatter = 0;
 	for (int i = 0; i < e->nslices; i++) {
 		Slice *sl = &e->slices[i];
 		long long ext = 1;
 		Expr *dim = NULL;
-		if (sl->kind != SL_ALL && sl->start)
+		Sym *fy = sl->kind == SL_POINT && s->scatter_ok && sl->start && sl->start->kind == E_IDENT
+		          ? lookup(s, sl->start->name) : NULL;
+		if (fy && fy->kind == SYM_FRAG) {
+			/* scatter index: element r of the vector names the row of this
+			 * dimension that element r of the value goes to (LANGUAGE.md) */
+			if (!check_expr(s, sl->start))
+				ok = false;
+			else if (sl->start->type.rank != 1 || !dt_is_int(sl->start->type.dt)) {
+				Diag *d = serr(s, "CK-SEM-037", sl->start->span,
+				               "a scatter index must be an integer vector fragment, but '%s' is %s %s",
+				               fy->name, dtype_name(sl->start->type.dt), shape_str(s, &sl->start->type));
+				loc_sym(d, fy);
+				diag_set(&d->hint, "declare the index as `frag %s: i32[n] in ROLE`", fy->name);
+				ok = false;
+			} else if (nscatter++) {
+				Diag *d = serr(s, "CK-SEM-026", sl->span, "'%s' is indexed with more than one scatter index", y->name);
+				diag_set(&d->hint, "scatter along one dimension; give the others as ranges or ':'");
+				ok = false;
+			} else {
+				ext = sl->start->type.cdims[0];
+				dim = sl->start->type.dims[0];
+			}
+		} else if (sl->kind != SL_ALL && sl->start)
 			ok &= need_int(s, sl->start, "a slice start");
 		if (sl->kind == SL_RANGE) {
 			if (need_int(s, sl->len, "a slice length")) {
@@ -1477,6 +1500,19 @@ static void check_decls(Sema *s)
 				Diag *dg = serr(s, "CK-SEM-012", d->span, "a grid has 1 to 3 dimensions, not %d", d->nexprs);
 				diag_set(&dg->hint, "fold extra dimensions into one extent");
 			}
+			/* grouped tile raster (§4.5): G >= 1, and only over a 2-D tile space */
+			if (d->group_stated || d->group) {
+				Span gs = d->group_span.file >= 0 && d->group_span.len ? d->group_span : d->span;
+				if (d->group < 1) {
+					Diag *dg = serr(s, "CK-SEM-041", gs, "a tile group must be at least 1, not %d", d->group);
+					diag_set(&dg->hint, "write `group 8` (8 rows of the second grid axis per group) or drop the clause; `group 1` is the natural order");
+				}
+				if (d->nexprs != 2) {
+					Diag *dg = serr(s, "CK-SEM-042", gs, "`group` needs a 2-D grid, but this grid has %d dimension%s", d->nexprs,
+					                d->nexprs == 1 ? "" : "s");
+					diag_set(&dg->hint, "the grouped raster maps a tile index onto (x, y) tiles; declare `grid (X, Y) as (bn, bm) group G` or drop `group`");
+				}
+			}
 			break;
 		case D_CLUSTER:
 			if (d != k->cluster)
@@ -1619,16 +1655,22 @@ static bool copy_shapes(Sema *s, Stmt *st, const char *what, Expr *dst, Expr *sr
 	}
 	if (same)
 		return true;
-	Diag *d = serr(s, "CK-SEM-024", st->span, "%s copies a %s tile into %s of shape %s",
-	               what, shape_str(s, &src->type), dst->sym ? dst->sym->name : "the destination",
-	               shape_str(s, &dst->type));
+	Diag *d;
+	if (st->kind == S_TMA_STORE)
+		d = serr(s, "CK-SEM-024", st->span, "%s copies smem buffer '%s' of shape %s into a %s tile of '%s'",
+		         what, src->sym ? src->sym->name : "?", shape_str(s, &src->type), shape_str(s, &dst->type),
+		         dst->sym ? dst->sym->name : "?");
+	else
+		d = serr(s, "CK-SEM-024", st->span, "%s copies a %s tile into %s of shape %s",
+		         what, shape_str(s, &src->type), dst->sym ? dst->sym->name : "the destination",
+		         shape_str(s, &dst->type));
 	loc_sym(d, dst->sym && dst->sym->kind == SYM_SMEM ? dst->sym : src->sym);
 	Sym *smem = dst->sym && dst->sym->kind == SYM_SMEM ? dst->sym : src->sym;
 	if (smem && smem->decl)
 		diag_related(d, smem->decl->span, "'%s' declared here", smem->name);
 	diag_set(&d->hint, "make the box lengths (after dropping extents of 1) equal the buffer shape");
-	diag_set(&d->condition, "box(%s) == shape(%s)", src->sym ? src->sym->name : "src",
-	         dst->sym ? dst->sym->name : "dst");
+	Sym *gl = smem == src->sym ? dst->sym : src->sym;
+	diag_set(&d->condition, "box(%s) == shape(%s)", gl ? gl->name : "?", smem ? smem->name : "?");
 	return false;
 }
 
@@ -1677,12 +1719,13 @@ static Sym *frag_target(Sema *s, Expr *e, const char *what, bool write)
 
 /* Check value v against a target of type t (assignment/store): shapes unify,
  * dtypes equal (literals adapt). */
-static bool value_into(Sema *s, Expr *v, const Type *t, Span sp, const char *what)
+static bool value_into(Sema *s, Expr *v, const Type *t, Span sp, const char *what, bool drop)
 {
 	Type tt = *t;
 	Type r;
-	if (!unify_shape(&v->type, &tt, &r) || (v->type.rank > 0 && v->type.rank != RANK_CTX && !shape_open(&v->type)
-	                                         && v->type.rank != tt.rank))
+	Type vt = drop && !shape_open(&v->type) ? drop1(v->type) : v->type;
+	if (!unify_shape(&vt, &tt, &r) || (vt.rank > 0 && vt.rank != RANK_CTX && !shape_open(&vt)
+	                                   && vt.rank != tt.rank))
 		return shape_err(s, sp, what, &tt, &v->type);
 	if (shape_open(&v->type)) {
 		if (!settle_shape(s, v, &tt))
@@ -1934,7 +1977,10 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 			ok = false;
 		}
 		if (ok) {
-			copy_shapes(s, st, what, smem, glob);
+			if (load)
+				copy_shapes(s, st, what, smem, glob);
+			else
+				copy_shapes(s, st, what, glob, smem);
 			if (load)
 				copy_dtypes(s, st, what, smem, glob);
 			else
@@ -1974,7 +2020,9 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 	}
 	case S_STORE: case S_ATOMIC: {
 		const char *what = st->kind == S_STORE ? "store" : "atomic_add";
+		s->scatter_ok = st->kind == S_ATOMIC;
 		bool ok = st->dst && check_ref(s, st->dst, true, false);
+		s->scatter_ok = false;
 		if (ok && st->dst->kind != E_INDEX) {
 			serr(s, "CK-SEM-027", st->dst->span, "%s needs an indexed destination, e.g. %s[i +: m, j +: n]",
 			     what, st->dst->sym->name);
@@ -1984,7 +2032,7 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		if (!ok || !okv)
 			break;
 		Type t = drop1(st->dst->type);
-		value_into(s, st->src, &t, st->span, what);
+		value_into(s, st->src, &t, st->span, what, true);
 		break;
 	}
 	case S_LET: {
@@ -2034,7 +2082,7 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		if (!ok || !okv)
 			break;
 		if (nres == 1) {
-			value_into(s, v, &st->lhs[0]->type, st->span, "assignment");
+			value_into(s, v, &st->lhs[0]->type, st->span, "assignment", false);
 			break;
 		}
 		/* two results: (value, i32 index) */

@@ -216,8 +216,8 @@ void gpu_close(GpuDev *g)
 	g->ctx = NULL;
 	free(g->api);
 	g->api = NULL;
-	if (g->lib)
-		dlclose(g->lib);
+	/* libcuda is not dlclose'd: the driver keeps process-lifetime state and
+	 * threads that unloading would pull out from under it. */
 	g->lib = NULL;
 }
 

@@ -116,19 +116,27 @@ void gpu_close(GpuDev *g);
 const char *gpu_no_driver_msg(void);
 
 /* The functions below return 0 on success or the CUresult (g->err set). */
+/* Allocate `bytes` of device memory into *p (cuMemAlloc). */
 int gpu_alloc(GpuDev *g, GpuPtr *p, size_t bytes);
+/* Free device memory (0 is a no-op). */
 int gpu_free(GpuDev *g, GpuPtr p);
+/* Copy host -> device, synchronous. */
 int gpu_htod(GpuDev *g, GpuPtr dst, const void *src, size_t bytes);
+/* Copy device -> host, synchronous; reports a pending kernel fault. */
 int gpu_dtoh(GpuDev *g, void *dst, GpuPtr src, size_t bytes);
+/* Fill `bytes` bytes with v (asynchronous on g->stream). */
 int gpu_memset8(GpuDev *g, GpuPtr dst, unsigned char v, size_t bytes);
+/* Wait for all work; a kernel fault surfaces here (illegal address, ...). */
 int gpu_sync(GpuDev *g);
 /* Page-lock host memory [p, p+bytes) (e.g. a MAP_SHARED region) and map it
  * for the device; *dptr receives the device-side address. */
 int gpu_host_register(GpuDev *g, void *p, size_t bytes, GpuPtr *dptr);
+/* Undo gpu_host_register. */
 int gpu_host_unregister(GpuDev *g, void *p);
 
 /* Load a cubin image; *mod receives the CUmodule. */
 int gpu_module_load(GpuDev *g, const void *image, void **mod);
+/* Unload a module loaded by gpu_module_load. */
 int gpu_module_unload(GpuDev *g, void *mod);
 /* Look up kernel `name` in mod. */
 int gpu_module_func(GpuDev *g, void *mod, const char *name, void **fn);
@@ -142,10 +150,13 @@ int gpu_func_info(GpuDev *g, void *fn, int *regs, int *local_bytes, int *static_
 int gpu_launch(GpuDev *g, void *fn, const unsigned grid[3], const unsigned block[3],
                const unsigned *cluster, unsigned smem_bytes, void **args);
 
-/* Events for timing on g->stream. */
+/* Create a timing event. */
 int gpu_event_create(GpuDev *g, void **ev);
+/* Destroy an event. */
 int gpu_event_destroy(GpuDev *g, void *ev);
+/* Record ev on g->stream. */
 int gpu_event_record(GpuDev *g, void *ev);
+/* Wait for `stop`, then *ms = time between the two recorded events. */
 int gpu_event_elapsed_ms(GpuDev *g, void *start, void *stop, float *ms);
 
 /* Encode a tiled TMA descriptor: rank dims (innermost first) dims[],
@@ -158,6 +169,7 @@ int gpu_tmap_encode(GpuDev *g, GpuTensorMap *m, int dtype, int rank, GpuPtr gadd
 
 /* bf16 <-> float (round to nearest even; NaN preserved). */
 uint16_t oracle_f32_to_bf16(float f);
+/* bf16 bits -> float (exact). */
 float oracle_bf16_to_f32(uint16_t h);
 
 /* Reference for C = A·B^T over the rows listed in rows[0..nrows): A [M,K] and
@@ -179,6 +191,79 @@ typedef struct OracleCmp {
 void oracle_compare_bf16_rows(const uint16_t *C, int N, const int *rows, int nrows,
                               const double *ref, OracleCmp *cmp);
 
+/* Check a k-means assignment on the rows listed in rows[]: X [N,D] and
+ * C [K,D] bf16, cnorm[K] f32, out[N] i32 the kernel's labels. The float64
+ * score of centroid j for point i is cnorm[j] - 2 x_i·c_j; out[i] passes when
+ * it is in [0,K) and its score is within tol*(1+|best|) of the best score
+ * (near-ties may resolve either way in f32). cmp->rel_err receives the largest
+ * normalised gap, first_bad the first failing point (first_bad_out = its
+ * label, first_bad_ref = the float64 argmin). Returns the number of failing rows. */
+long long oracle_kmeans_assign_check(const uint16_t *X, const uint16_t *C, const float *cnorm, int K, int D,
+                                     const int32_t *out, const int *rows, int nrows, double tol, OracleCmp *cmp);
+
+/* f16 <-> float (round to nearest even; NaN, inf and subnormals handled). */
+uint16_t oracle_f32_to_f16(float f);
+/* f16 bits -> float (exact). */
+float oracle_f16_to_f32(uint16_t h);
+/* A 16-bit element (f16 when f16, else bf16) -> float, and back. */
+float oracle_elt_to_f32(uint16_t h, bool f16);
+/* float -> 16-bit element (f16 when f16, else bf16), round to nearest even. */
+uint16_t oracle_f32_to_elt(float f, bool f16);
+
+/* Tolerance of the k-means checks for bf16/f16 data: 2^-8, the bf16 unit
+ * roundoff (labels: relative gap between two nearest scores; centroids:
+ * relative error of an element). */
+#define ORACLE_KMEANS_TOL 0x1p-8
+
+/* Outcome of oracle_kmeans_assign. */
+typedef struct KmeansAssignCheck {
+	long long checked;       /* points compared (finite inputs) */
+	long long mismatches;    /* labels that are not the float64 argmin and not within tol of it */
+	long long ties_excused;  /* labels != argmin whose score is within tol·scale of the best */
+	long long nan_points;    /* points with a NaN/inf coordinate (excluded, reported) */
+	long long nan_centroids; /* centroids with a NaN/inf coordinate (never nearest) */
+	double max_tie_gap;      /* largest score gap among the excused ties */
+	long long first_bad;     /* point index of the first mismatch, -1 if none */
+	int first_bad_out, first_bad_ref;  /* its label and the float64 argmin */
+	double first_bad_gap;    /* its score minus the best score (inf: label out of range) */
+} KmeansAssignCheck;
+
+/* Check k-means labels out[] on the points rows[0..nrows) of X [N,D] against
+ * centroids C [K,D] (bf16, or f16 when f16). cnorm NULL: score = ‖x−c‖² in
+ * float64; else score = cnorm[j] − 2·x·c_j (the kernel's form). A label must
+ * be the argmin (lowest index on exact ties) unless its score is within
+ * tol·scale of the best (an excused tie, counted). nthreads > 1 splits the
+ * rows over POSIX threads. Returns the number of mismatches, -1 on OOM. */
+long long oracle_kmeans_assign(const uint16_t *X, const uint16_t *C, bool f16, const float *cnorm, int K, int D,
+                               const int32_t *out, const int *rows, int nrows, double tol, int nthreads,
+                               KmeansAssignCheck *res);
+
+/* Float64 centroid update: Cnew[K*D] = mean of the points labelled c, or
+ * the old centroid Cold (bf16/f16) when cluster c is empty; counts[K] the
+ * cluster sizes; absmean[K*D] (may be NULL) the mean |x| per element, used
+ * to size the summation tolerance. Returns the number of labels outside
+ * [0,K) (ignored). */
+long long oracle_kmeans_update(const uint16_t *X, bool f16, const int32_t *labels, int N, int D, int K,
+                               const uint16_t *Cold, double *Cnew, long long *counts, double *absmean);
+
+/* Outcome of oracle_kmeans_update_check. */
+typedef struct KmeansUpdateCheck {
+	double rel_err;          /* ‖out−ref‖/‖ref‖ over the non-empty clusters (NaN if any NaN) */
+	long long bad;           /* elements outside tolerance (incl. NaN and changed empties) */
+	long long n_nan;         /* NaN/inf elements of non-empty clusters */
+	long long empty;         /* clusters without members */
+	long long empty_changed; /* elements of empty clusters that differ from the old centroid */
+	long long first_bad;     /* flat index of the first bad element, -1 if none */
+	double first_bad_out, first_bad_ref;
+} KmeansUpdateCheck;
+
+/* Compare new centroids Cout [K,D] (bf16/f16) against oracle_kmeans_update's
+ * ref: element error <= tol·(|ref| + absmean·2^-10); empty clusters must hold
+ * Cold bit for bit. Returns the number of bad elements. */
+long long oracle_kmeans_update_check(const uint16_t *Cout, bool f16, const double *ref, const double *absmean,
+                                     const long long *counts, const uint16_t *Cold, int K, int D, double tol,
+                                     KmeansUpdateCheck *res);
+
 /* Deterministic generator (splitmix64). */
 uint64_t oracle_splitmix64(uint64_t *state);
 /* Fill n bf16 values uniform in [-1,1], never exactly zero. */
@@ -195,8 +280,23 @@ typedef enum RunVerdict {
 /* Name of a verdict ("ok", "mismatch", "hang", ...). */
 const char *run_verdict_name(RunVerdict v);
 
+struct Plan;
+struct Kernel;
+struct StrBuf;
+/* Turn a --debug-hang flight recorder (ctas * plan->nwarpgroups CakeHangRecord
+ * slots, layout in src/lower/lower.h) into a one-line story naming, for the
+ * first CTA with a pending wait, each role's barrier[stage], phase, loop
+ * iteration and IR line, plus how many CTAs are stuck. Appends to out. */
+void run_hang_story(const struct Plan *p, const struct Kernel *k, const void *rec, long long ctas, struct StrBuf *out);
+
 /* `cake run`: parse argv (after the subcommand), lower, JIT, run isolated,
  * print the verdict (text or --format=json). Returns the process exit code. */
 int run_main(int argc, char **argv);
+
+/* `cake kmeans`: Lloyd iterations (assign -> update -> shift check) on the GPU
+ * with the kernels/kmeans Cake IR kernels; argv[0] is the subcommand. Prints
+ * iterations, inertia and time per phase (text or --format=json). Returns
+ * the exit code (GPU_EXIT_NO_DRIVER without a GPU, 2 on bad input). */
+int kmeans_main(int argc, char **argv);
 
 #endif

@@ -104,8 +104,7 @@ int jit_nvrtc_version(int *major, int *minor, char *err, size_t errlen)
 	if (nvrtc_open(&n, err, errlen))
 		return -1;
 	n.Version(major, minor);
-	dlclose(n.lib);
-	return 0;
+	return 0;   /* NVRTC stays loaded: see jit_compile */
 }
 
 const char *jit_cache_dir(const JitOptions *o, char *buf, size_t len)
@@ -355,6 +354,8 @@ done:
 	if (rc == JIT_OK)
 		out->nkern = jit_parse_ptxas(out->log, out->kern, (int)NELEM(out->kern));
 	free(opts);
-	dlclose(nv.lib);
+	/* NVRTC is deliberately not dlclose'd: it keeps process-lifetime state
+	 * (builtins, allocator pools) that unloading would orphan; a later
+	 * dlopen of the same library is a reference-count increment. */
 	return rc;
 }

@@ -164,3 +164,350 @@ void oracle_compare_bf16_rows(const uint16_t *C, int N, const int *rows, int nro
 	if (cmp->n_nan)
 		cmp->rel_err = NAN;
 }
+
+long long oracle_kmeans_assign_check(const uint16_t *X, const uint16_t *C, const float *cnorm, int K, int D,
+                                     const int32_t *out, const int *rows, int nrows, double tol, OracleCmp *cmp)
+{
+	memset(cmp, 0, sizeof *cmp);
+	cmp->first_bad = -1;
+	long long nbad = 0;
+	double *x = malloc(sizeof(double) * (size_t)D);
+	if (!x)
+		return -1;
+	for (int ri = 0; ri < nrows; ri++) {
+		int i = rows[ri];
+		for (int d = 0; d < D; d++)
+			x[d] = oracle_bf16_to_f32(X[(size_t)i * D + d]);
+		double best = INFINITY, mine = NAN;
+		int arg = -1, lab = out[i];
+		for (int j = 0; j < K; j++) {
+			const uint16_t *c = C + (size_t)j * D;
+			double dot = 0;
+			for (int d = 0; d < D; d++)
+				dot += x[d] * (double)oracle_bf16_to_f32(c[d]);
+			double sc = (double)cnorm[j] - 2.0 * dot;
+			if (sc < best) {
+				best = sc;
+				arg = j;
+			}
+			if (j == lab)
+				mine = sc;
+		}
+		double gap = (lab >= 0 && lab < K) ? (mine - best) / (1.0 + fabs(best)) : INFINITY;
+		if (gap > cmp->rel_err)
+			cmp->rel_err = gap;
+		if (!(gap <= tol)) {
+			nbad++;
+			if (cmp->first_bad < 0) {
+				cmp->first_bad = i;
+				cmp->first_bad_out = lab;
+				cmp->first_bad_ref = arg;
+			}
+		}
+	}
+	free(x);
+	return nbad;
+}
+
+/* ---- k-means (float64) -------------------------------------------------
+ *
+ * Assignment. The score of centroid j for point x is ‖x − c_j‖² in float64,
+ * or cnorm[j] − 2·x·c_j when the kernel takes a precomputed ‖c‖² vector (the
+ * two differ by ‖x‖², the same for every j, so the argmin is the same). The
+ * GPU sums exact bf16/f16 products in f32, so its scores carry rounding; a
+ * label is accepted when it is the float64 argmin (lowest index on an exact
+ * tie), or when its score lies within tol·scale of the best one, where scale
+ * is the magnitude of the terms of the best score (|cnorm| + 2·Σ|x_d·c_d|
+ * (+ ‖x‖²)). Such points are counted as excused ties, never silently: every
+ * point whose two nearest centroids are further apart than that must match
+ * exactly. Points with a non-finite coordinate are counted and excluded;
+ * centroids with one are skipped (they can never be nearest).
+ *
+ * Update. New centroid = float64 mean of its members; a cluster without
+ * members keeps its old centroid bit for bit. */
+
+uint16_t oracle_f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+	if (a > 0x7f800000u)
+		return (uint16_t)(sign | 0x7e00u);              /* NaN */
+	if (a >= 0x477ff000u)                              /* rounds to >= 65520: inf */
+		return (uint16_t)(sign | 0x7c00u);
+	if (a < 0x38800000u) {                             /* subnormal half (or zero) */
+		float af;
+		memcpy(&af, &a, 4);
+		/* value / 2^-24, rounded to nearest even by the FPU */
+		float q = af * 16777216.0f;
+		uint32_t m = (uint32_t)q;
+		float fr = q - (float)m;
+		if (fr > 0.5f || (fr == 0.5f && (m & 1u)))
+			m++;
+		return (uint16_t)(sign | m);
+	}
+	uint32_t e = ((a >> 23) - 112u) << 10, m = (a >> 13) & 0x3ffu, rest = a & 0x1fffu;
+	uint32_t h = e | m;
+	if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+		h++;                                           /* carries into the exponent correctly */
+	return (uint16_t)(sign | h);
+}
+
+float oracle_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, u;
+	if (e == 0) {
+		float f = (float)m * 0x1p-24f;
+		return sign ? -f : f;
+	}
+	if (e == 31)
+		u = sign | 0x7f800000u | (m << 13);
+	else
+		u = sign | ((e + 112u) << 23) | (m << 13);
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+float oracle_elt_to_f32(uint16_t h, bool f16)
+{
+	return f16 ? oracle_f16_to_f32(h) : oracle_bf16_to_f32(h);
+}
+
+uint16_t oracle_f32_to_elt(float f, bool f16)
+{
+	return f16 ? oracle_f32_to_f16(f) : oracle_f32_to_bf16(f);
+}
+
+typedef struct AssignJob {
+	const uint16_t *X;
+	const double *C;        /* centroids in double, [K*D]; NaN rows flagged in cbad */
+	const unsigned char *cbad;
+	const double *cn;       /* per-centroid norm term (cnorm[] or ‖c‖²) */
+	bool f16, full;
+	int K, D;
+	const int32_t *out;
+	const int *rows;
+	int r0, r1;
+	double tol;
+	KmeansAssignCheck res;  /* this slice's counts */
+} AssignJob;
+
+static void assign_note_bad(KmeansAssignCheck *r, int i, int lab, int arg, double gap)
+{
+	r->mismatches++;
+	if (r->first_bad < 0) {
+		r->first_bad = i;
+		r->first_bad_out = lab;
+		r->first_bad_ref = arg;
+		r->first_bad_gap = gap;
+	}
+}
+
+static void *assign_worker(void *p)
+{
+	AssignJob *j = p;
+	KmeansAssignCheck *r = &j->res;
+	int K = j->K, D = j->D;
+	double *x = malloc(sizeof(double) * (size_t)D);
+	if (!x)
+		return NULL;
+	for (int ri = j->r0; ri < j->r1; ri++) {
+		int i = j->rows[ri], lab = j->out[i];
+		bool finite = true;
+		double xx = 0;
+		for (int d = 0; d < D; d++) {
+			x[d] = oracle_elt_to_f32(j->X[(size_t)i * D + d], j->f16);
+			finite &= isfinite(x[d]) != 0;
+			xx += x[d] * x[d];
+		}
+		if (!finite) {
+			r->nan_points++;
+			continue;
+		}
+		r->checked++;
+		double best = INFINITY, best_scale = 0, mine = NAN;
+		int arg = -1;
+		for (int c = 0; c < K; c++) {
+			if (j->cbad[c])
+				continue;
+			const double *cv = j->C + (size_t)c * D;
+			double dot = 0, adot = 0;
+			for (int d = 0; d < D; d++) {
+				double t = x[d] * cv[d];
+				dot += t;
+				adot += fabs(t);
+			}
+			double sc = j->cn[c] - 2.0 * dot + (j->full ? xx : 0.0);
+			if (sc < best) {
+				best = sc;
+				arg = c;
+				best_scale = fabs(j->cn[c]) + 2.0 * adot + (j->full ? xx : 0.0);
+			}
+			if (c == lab)
+				mine = sc;
+		}
+		if (lab == arg)
+			continue;
+		if (lab < 0 || lab >= K || !isfinite(mine)) {
+			assign_note_bad(r, i, lab, arg, INFINITY);
+			continue;
+		}
+		double gap = mine - best;
+		if (gap <= j->tol * best_scale) {
+			r->ties_excused++;
+			if (gap > r->max_tie_gap)
+				r->max_tie_gap = gap;
+		} else
+			assign_note_bad(r, i, lab, arg, gap);
+	}
+	free(x);
+	return NULL;
+}
+
+long long oracle_kmeans_assign(const uint16_t *X, const uint16_t *C, bool f16, const float *cnorm, int K, int D,
+                               const int32_t *out, const int *rows, int nrows, double tol, int nthreads,
+                               KmeansAssignCheck *res)
+{
+	memset(res, 0, sizeof *res);
+	res->first_bad = -1;
+	double *Cd = malloc(sizeof(double) * (size_t)K * (size_t)D + 1);
+	double *cn = malloc(sizeof(double) * (size_t)K + 1);
+	unsigned char *cbad = calloc((size_t)K + 1, 1);
+	if (!Cd || !cn || !cbad) {
+		free(Cd);
+		free(cn);
+		free(cbad);
+		return -1;
+	}
+	for (int c = 0; c < K; c++) {
+		double nn = 0;
+		for (int d = 0; d < D; d++) {
+			double v = oracle_elt_to_f32(C[(size_t)c * D + d], f16);
+			Cd[(size_t)c * D + d] = v;
+			nn += v * v;
+		}
+		cn[c] = cnorm ? (double)cnorm[c] : nn;
+		if (!isfinite(nn) || !isfinite(cn[c])) {
+			cbad[c] = 1;
+			res->nan_centroids++;
+		}
+	}
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > 64)
+		nthreads = 64;
+	if (nthreads > nrows)
+		nthreads = nrows > 0 ? nrows : 1;
+	AssignJob jobs[64];
+	pthread_t th[64];
+	int started[64] = {0};
+	for (int t = 0; t < nthreads; t++) {
+		jobs[t] = (AssignJob){X, Cd, cbad, cn, f16, cnorm == NULL, K, D, out, rows,
+		                      (int)((long)nrows * t / nthreads), (int)((long)nrows * (t + 1) / nthreads), tol,
+		                      {0}};
+		jobs[t].res.first_bad = -1;
+		if (nthreads > 1 && pthread_create(&th[t], NULL, assign_worker, &jobs[t]) == 0)
+			started[t] = 1;
+		else
+			assign_worker(&jobs[t]);
+	}
+	for (int t = 0; t < nthreads; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		KmeansAssignCheck *r = &jobs[t].res;
+		res->checked += r->checked;
+		res->mismatches += r->mismatches;
+		res->ties_excused += r->ties_excused;
+		res->nan_points += r->nan_points;
+		if (r->max_tie_gap > res->max_tie_gap)
+			res->max_tie_gap = r->max_tie_gap;
+		if (r->first_bad >= 0 && res->first_bad < 0) {   /* slices are in rows[] order */
+			res->first_bad = r->first_bad;
+			res->first_bad_out = r->first_bad_out;
+			res->first_bad_ref = r->first_bad_ref;
+			res->first_bad_gap = r->first_bad_gap;
+		}
+	}
+	free(Cd);
+	free(cn);
+	free(cbad);
+	return res->mismatches;
+}
+
+long long oracle_kmeans_update(const uint16_t *X, bool f16, const int32_t *labels, int N, int D, int K,
+                               const uint16_t *Cold, double *Cnew, long long *counts, double *absmean)
+{
+	long long bad = 0;
+	memset(Cnew, 0, sizeof(double) * (size_t)K * (size_t)D);
+	memset(counts, 0, sizeof(long long) * (size_t)K);
+	if (absmean)
+		memset(absmean, 0, sizeof(double) * (size_t)K * (size_t)D);
+	for (int i = 0; i < N; i++) {
+		int c = labels[i];
+		if (c < 0 || c >= K) {
+			bad++;
+			continue;
+		}
+		counts[c]++;
+		for (int d = 0; d < D; d++) {
+			double v = oracle_elt_to_f32(X[(size_t)i * D + d], f16);
+			Cnew[(size_t)c * D + d] += v;
+			if (absmean)
+				absmean[(size_t)c * D + d] += fabs(v);
+		}
+	}
+	for (int c = 0; c < K; c++)
+		for (int d = 0; d < D; d++) {
+			size_t e = (size_t)c * D + d;
+			if (counts[c]) {
+				Cnew[e] /= (double)counts[c];
+				if (absmean)
+					absmean[e] /= (double)counts[c];
+			} else
+				Cnew[e] = oracle_elt_to_f32(Cold[e], f16);
+		}
+	return bad;
+}
+
+long long oracle_kmeans_update_check(const uint16_t *Cout, bool f16, const double *ref, const double *absmean,
+                                     const long long *counts, const uint16_t *Cold, int K, int D, double tol,
+                                     KmeansUpdateCheck *res)
+{
+	double num = 0, den = 0;
+	memset(res, 0, sizeof *res);
+	res->first_bad = -1;
+	for (int c = 0; c < K; c++) {
+		if (!counts[c])
+			res->empty++;
+		for (int d = 0; d < D; d++) {
+			size_t e = (size_t)c * D + d;
+			double o = oracle_elt_to_f32(Cout[e], f16), rf = ref[e];
+			bool bad;
+			if (!counts[c]) {
+				bad = Cout[e] != Cold[e];
+				if (bad)
+					res->empty_changed++;
+			} else if (!isfinite(o)) {
+				res->n_nan++;
+				bad = true;
+			} else {
+				/* output rounding (tol·|ref|) plus f32 summation noise on the members' magnitudes */
+				double allow = tol * (fabs(rf) + (absmean ? absmean[e] : 0) * 0x1p-10);
+				num += (o - rf) * (o - rf);
+				den += rf * rf;
+				bad = fabs(o - rf) > allow;
+			}
+			if (bad) {
+				res->bad++;
+				if (res->first_bad < 0) {
+					res->first_bad = (long long)e;
+					res->first_bad_out = o;
+					res->first_bad_ref = rf;
+				}
+			}
+		}
+	}
+	res->rel_err = res->n_nan ? NAN : den > 0 ? sqrt(num / den) : 0;
+	return res->bad;
+}

@@ -64,7 +64,8 @@
 
 typedef struct RunOpts {
 	const char *file, *kname;
-	const char *bind_name[MAX_BIND];
+	const char *bind_name[MAX_BIND];   /* points into argv; bind_len bytes */
+	int bind_len[MAX_BIND];
 	double bind_val[MAX_BIND];
 	int nbind;
 	uint64_t seed;
@@ -89,9 +90,13 @@ typedef struct RunReport {
 	long long n_nan, unwritten, first_bad;
 	double bad_out, bad_ref;
 	int rows_checked;
+	long long ties_excused;  /* k-means: labels accepted as near-ties (reported) */
 	double med_us, min_us, max_us;
 	int iters;
 	double flops;            /* operation count known to the oracle (0 = unknown) */
+	/* JIT (done in the child: see run_isolated) */
+	JitKernelInfo kern[4];
+	int nkern, cache_hit;
 } RunReport;
 
 const char *run_verdict_name(RunVerdict v)
@@ -124,6 +129,12 @@ static const char *optval(int argc, char **argv, int *i, const char *opt)
 	if (argv[*i][n] == 0 && *i + 1 < argc)
 		return argv[++*i];
 	return NULL;
+}
+
+/* True when binding b of o names `name`. */
+static bool bind_is(const RunOpts *o, int b, const char *name)
+{
+	return (int)strlen(name) == o->bind_len[b] && !strncmp(o->bind_name[b], name, (size_t)o->bind_len[b]);
 }
 
 static int parse_args(int argc, char **argv, RunOpts *o)
@@ -185,10 +196,8 @@ static int parse_args(int argc, char **argv, RunOpts *o)
 			double val = strtod(eq + 1, &end);
 			if (eq == a || *end || end == eq + 1)
 				return run_usage("binding '%s' is not NAME=NUMBER", a);
-			char *nm = xmalloc((size_t)(eq - a) + 1);
-			memcpy(nm, a, (size_t)(eq - a));
-			nm[eq - a] = 0;
-			o->bind_name[o->nbind] = nm;
+			o->bind_name[o->nbind] = a;
+			o->bind_len[o->nbind] = (int)(eq - a);
 			o->bind_val[o->nbind++] = val;
 		} else if (o->file)
 			return run_usage("one FILE at a time (got a second: '%s')", a);
@@ -219,10 +228,11 @@ typedef struct Job {
 	unsigned grid[3], block[3], cluster[3];
 	long long ctas;           /* CTAs launched (for the recorder) */
 	JitResult jit;
+	const char *src;          /* generated CUDA C++ */
 	/* oracle */
-	int oracle;               /* 0 none, 1 gemm_abt */
-	int o_a, o_b, o_c;        /* param indices */
-	long long om, on, ok;
+	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign */
+	int o_a, o_b, o_c, o_n;   /* param indices (kmeans: X, Cent, Out, Cnorm) */
+	long long om, on, ok;     /* gemm: M N K; kmeans: N K D */
 } Job;
 
 /* True if statement tree writes global param `d` (store / tma store / atomic). */
@@ -252,6 +262,44 @@ static bool same_name(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* Recognise the k-means assignment: Out i32[P] written; inputs X [P,R],
+ * Cent [Q,R] (both bf16 or both f16), Cnorm f32[Q] (labels = argmin_j
+ * Cnorm[j] - 2 X[i]·Cent[j]). */
+static void pick_kmeans(Job *j, int out)
+{
+	Kernel *k = j->k;
+	Decl *O = k->params[out];
+	if (O->rank != 1 || O->dt != DT_I32)
+		return;
+	DType et = DT_BF16;   /* element type of X and Cent: bf16 or f16, the same for both */
+	int x = -1, c = -1, n = -1;
+	const char *p = dim_name(O->shape[0]);
+	for (int i = 0; i < k->nparams; i++) {
+		Decl *d = k->params[i];
+		if (d->space != SP_GLOBAL || i == out)
+			continue;
+		if (d->rank == 1 && d->dt == DT_F32)
+			n = i;
+		else if (d->rank == 2 && (d->dt == DT_BF16 || d->dt == DT_F16) && same_name(dim_name(d->shape[0]), p))
+			x = i, et = d->dt;
+		else if (d->rank == 2 && (d->dt == DT_BF16 || d->dt == DT_F16))
+			c = i;
+	}
+	if (x < 0 || c < 0 || n < 0 || k->params[c]->dt != et)
+		return;
+	Decl *X = k->params[x], *C = k->params[c], *Nm = k->params[n];
+	if (!same_name(dim_name(X->shape[1]), dim_name(C->shape[1])) || !same_name(dim_name(Nm->shape[0]), dim_name(C->shape[0])))
+		return;
+	j->oracle = 2;
+	j->o_a = x;
+	j->o_b = c;
+	j->o_c = out;
+	j->o_n = n;
+	j->om = j->tens[x].dims[0];
+	j->on = j->tens[c].dims[0];
+	j->ok = j->tens[x].dims[1];
+}
+
 /* Recognise C[X,Y] = A[X,R] · B[Y,R]ᵀ among the global params. */
 static void pick_oracle(Job *j)
 {
@@ -270,6 +318,8 @@ static void pick_oracle(Job *j)
 			ins++;
 		}
 	}
+	if (outs == 1 && ins == 3)
+		pick_kmeans(j, out);
 	if (outs != 1 || ins != 2)
 		return;
 	Decl *C = k->params[out], *A = k->params[in[0]], *B = k->params[in[1]];
@@ -277,6 +327,14 @@ static void pick_oracle(Job *j)
 	    (C->dt != DT_BF16 && C->dt != DT_F32))
 		return;
 	const char *x = dim_name(C->shape[0]), *y = dim_name(C->shape[1]);
+	if (!same_name(dim_name(A->shape[0]), x)) {   /* B declared first: swap */
+		Decl *t = A;
+		A = B;
+		B = t;
+		int ti = in[0];
+		in[0] = in[1];
+		in[1] = ti;
+	}
 	if (!same_name(dim_name(A->shape[0]), x) || !same_name(dim_name(B->shape[0]), y) ||
 	    !same_name(dim_name(A->shape[1]), dim_name(B->shape[1])))
 		return;
@@ -359,11 +417,33 @@ static void put_scalar(void *buf, DType dt, double v)
 	}
 }
 
+/* NVRTC compile of the generated source (debug-hang builds get CAKE_DEBUG_HANG). */
+static int compile(Job *j, JitResult *out, char *err, size_t errlen)
+{
+	JitOptions jo = {0};
+	jo.arch = "sm_90a";
+	const char *dbgdef[] = {"-DCAKE_DEBUG_HANG=1"};
+	if (j->o->debug_hang) {
+		jo.extra = dbgdef;
+		jo.nextra = 1;
+	}
+	return jit_compile(j->src, j->k->name, &jo, out, err, errlen);
+}
+
 static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 {
 	const RunOpts *o = j->o;
 	Plan *p = j->plan;
 	Kernel *k = j->k;
+	char jerr[512] = "";
+	int jr = compile(j, &j->jit, jerr, sizeof jerr);
+	r->nkern = j->jit.nkern < 4 ? j->jit.nkern : 4;
+	memcpy(r->kern, j->jit.kern, sizeof(JitKernelInfo) * (size_t)r->nkern);
+	r->cache_hit = j->jit.cache_hit;
+	if (jr != JIT_OK) {
+		rep_err(r, RUN_COMPILE_ERROR, "%s", jerr);
+		return;
+	}
 	GpuDev g;
 	int rc = gpu_open(&g, o->device);
 	if (rc == GPU_NO_DRIVER || rc == GPU_NO_DEVICE) {
@@ -600,6 +680,40 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 		free(ref);
 		free(rows);
 	}
+	if (j->oracle == 2 && !o->oracle_none) {
+		int N = (int)j->om, K = (int)j->on, D = (int)j->ok;
+		int nrows = N <= o->check_rows ? N : o->check_rows;
+		int *rows = xmalloc(sizeof(int) * (size_t)nrows);
+		uint64_t st = o->seed ^ 0x5151u;
+		for (int i = 0; i < nrows; i++)
+			rows[i] = nrows == N ? i : i == 0 ? 0 : i == 1 ? N - 1 : (int)(oracle_splitmix64(&st) % (uint64_t)N);
+		KmeansAssignCheck c;
+		r->tol = ORACLE_KMEANS_TOL;
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		long long nbad = oracle_kmeans_assign(host[j->o_a], host[j->o_b], j->k->params[j->o_a]->dt == DT_F16,
+		                                      host[j->o_n], K, D, host[j->o_c], rows, nrows, r->tol,
+		                                      (int)(ncpu > 0 ? ncpu : 1), &c);
+		free(rows);
+		if (nbad < 0) {
+			rep_err(r, RUN_INTERNAL, "host out of memory for the k-means oracle (K=%d, D=%d)", K, D);
+			return;
+		}
+		r->checked = 2;
+		r->rows_checked = nrows;
+		r->rel_err = c.max_tie_gap;
+		r->ties_excused = c.ties_excused;
+		r->n_nan = c.nan_points;
+		r->flops = 2.0 * N * (double)K * D;
+		if (nbad && !r->unwritten) {
+			rep_err(r, RUN_MISMATCH, "%lld of %d checked points are not labelled with their float64 nearest centroid "
+			        "(and are no near-tie within %.1e); first: point %lld labelled %d, nearest is %d (score gap %.3e); "
+			        "%lld near-ties excused",
+			        nbad, nrows, r->tol, c.first_bad, c.first_bad_out, c.first_bad_ref, c.first_bad_gap,
+			        c.ties_excused);
+			r->first_bad = c.first_bad;
+			return;
+		}
+	}
 	if (r->unwritten || bad) {
 		if (r->unwritten)
 			rep_err(r, RUN_MISMATCH, "%lld output elements were never written (still poisoned); first at flat index %lld",
@@ -674,9 +788,8 @@ static const char *iter_name(Stmt **body, int n, int line)
 	return NULL;
 }
 
-static void hang_story(const Job *j, const void *rec, long long ctas, StrBuf *out)
+void run_hang_story(const Plan *p, const Kernel *k, const void *rec, long long ctas, StrBuf *out)
 {
-	const Plan *p = j->plan;
 	const CakeHangRecord *R = rec;
 	int slots = p->nwarpgroups > 0 ? p->nwarpgroups : 1;
 	long long stuck = 0, first = -1;
@@ -698,21 +811,26 @@ static void hang_story(const Job *j, const void *rec, long long ctas, StrBuf *ou
 		               "or the recorder was not written)");
 		return;
 	}
+	bool sep = false;
 	for (int s = 0; s < slots; s++) {
 		const CakeHangRecord *h = &R[first * slots + s];
 		if (h->magic != CAKE_HANG_MAGIC)
 			continue;
 		const char *role = h->role < (uint32_t)p->nroles ? p->roles[h->role].name : "?";
-		if (out->len)
+		if (sep)
 			sb_puts(out, "; ");
+		sep = true;
 		if (h->state == CAKE_HANG_DONE) {
 			sb_printf(out, "role %s (warpgroup %d) finished", role, s);
 			continue;
 		}
 		const char *bar = h->barrier < (uint32_t)p->nbarriers ? p->barriers[h->barrier].name : "?";
-		const char *it = iter_name(j->k->body, j->k->nbody, (int)h->line);
-		sb_printf(out, "role %s (warpgroup %d) stuck waiting on %s[%u] phase %u at %s=%u (line %u)", role, s, bar,
+		const char *it = iter_name(k->body, k->nbody, (int)h->line);
+		sb_printf(out, "role %s (warpgroup %d) stuck waiting on %s[%u] phase %u at %s=%u (line %u", role, s, bar,
 		          h->stage, h->phase, it ? it : "iter", h->iter, h->line);
+		if (p->persistent)
+			sb_printf(out, ", tile %u", h->tile);
+		sb_putc(out, ')');
 	}
 	sb_printf(out, " [CTA %lld; %lld of %lld CTAs stuck]", first, stuck, ctas);
 }
@@ -755,11 +873,14 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			          j->jit.kern[0].regs, j->jit.kern[0].stack_bytes, j->jit.kern[0].spill_stores,
 			          j->jit.kern[0].spill_loads, j->jit.cache_hit ? "true" : "false");
 		if (r && r->checked) {
-			sb_printf(&b, ",\"check\":{\"oracle\":\"gemm_abt_f64\",\"rows\":%d,\"rel_err\":", r->rows_checked);
+			sb_printf(&b, ",\"check\":{\"oracle\":\"%s\",\"rows\":%d,\"rel_err\":",
+			          r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64", r->rows_checked);
 			if (isfinite(r->rel_err))
 				sb_printf(&b, "%.6e", r->rel_err);
 			else
 				sb_puts(&b, "null");
+			if (r->checked == 2)
+				sb_printf(&b, ",\"ties_excused\":%lld", r->ties_excused);
 			sb_printf(&b, ",\"tolerance\":%.0e,\"nan\":%lld,\"unwritten\":%lld,\"first_bad\":%lld}", r->tol, r->n_nan,
 			          r->unwritten, r->first_bad);
 		} else if (r && r->stage >= 4) {
@@ -788,7 +909,11 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			sb_printf(&b, "  launch:  grid %ux%ux%u%s, block %u, cluster %ux%ux%u, %lld bytes dynamic smem\n", r->grid[0],
 			          r->grid[1], r->grid[2], j->plan && j->plan->persistent ? " (persistent)" : "", r->block,
 			          r->cluster[0], r->cluster[1], r->cluster[2], r->smem);
-		if (r && r->checked)
+		if (r && r->checked == 2)
+			sb_printf(&b, "  check:   float64 k-means assignment oracle on %d points: every label exact except %lld "
+			          "near-ties excused (score gap <= %.1e x scale; largest %.3e), %lld unwritten\n", r->rows_checked,
+			          r->ties_excused, r->tol, r->rel_err, r->unwritten);
+		else if (r && r->checked)
 			sb_printf(&b, "  check:   float64 GEMM oracle on %d rows: rel err %.3e (tolerance %.0e), %lld NaN, %lld unwritten\n",
 			          r->rows_checked, r->rel_err, r->tol, r->n_nan, r->unwritten);
 		else if (r && r->stage >= 4)
@@ -890,7 +1015,7 @@ static RunVerdict run_isolated(Job *j, RunReport *r_out, StrBuf *story, char *er
 	if (!exited) {
 		if (o->debug_hang) {
 			long long ctas = (long long)r->grid[0] * (r->grid[1] ? r->grid[1] : 1) * (r->grid[2] ? r->grid[2] : 1);
-			hang_story(j, rec, r->grid[0] ? ctas : j->ctas, story);
+			run_hang_story(j->plan, j->k, rec, r->grid[0] ? ctas : j->ctas, story);
 		}
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -985,7 +1110,7 @@ int run_main(int argc, char **argv)
 	for (int b = 0; b < o.nbind; b++) {
 		bool used = false;
 		for (int d = 0; d < k->ndims; d++)
-			if (!strcmp(k->dims[d], o.bind_name[b])) {
+			if (bind_is(&o, b, k->dims[d])) {
 				if (o.bind_val[b] != floor(o.bind_val[b]) || o.bind_val[b] < 1) {
 					fprintf(stderr, "cake run: dim %s must be a positive integer, got %g\n", k->dims[d], o.bind_val[b]);
 					goto out;
@@ -994,10 +1119,11 @@ int run_main(int argc, char **argv)
 				used = true;
 			}
 		for (int i = 0; i < k->nparams; i++)
-			if (k->params[i]->space != SP_GLOBAL && !strcmp(k->params[i]->name, o.bind_name[b]))
+			if (k->params[i]->space != SP_GLOBAL && bind_is(&o, b, k->params[i]->name))
 				used = true;
 		if (!used) {
-			fprintf(stderr, "cake run: '%s' is neither a dim nor a scalar parameter of kernel '%s'\n", o.bind_name[b], k->name);
+			fprintf(stderr, "cake run: '%.*s' is neither a dim nor a scalar parameter of kernel '%s'\n", o.bind_len[b],
+			        o.bind_name[b], k->name);
 			goto out;
 		}
 	}
@@ -1021,7 +1147,7 @@ int run_main(int argc, char **argv)
 		if (d->space != SP_GLOBAL) {
 			bool set = false;
 			for (int b = 0; b < o.nbind; b++)
-				if (!strcmp(o.bind_name[b], d->name))
+				if (bind_is(&o, b, d->name))
 					j.scalars[i] = o.bind_val[b], set = true;
 			if (!set) {
 				fprintf(stderr, "cake run: scalar parameter '%s' needs a value: pass %s=NUMBER\n", d->name, d->name);
@@ -1096,6 +1222,21 @@ int run_main(int argc, char **argv)
 	j.block[0] = (unsigned)p->block_threads;
 	j.block[1] = j.block[2] = 1;
 	pick_oracle(&j);
+	if (j.oracle == 2) {
+		/* k-means shapes the family cannot mean, refused before any GPU work */
+		if (j.on > j.om) {
+			snprintf(err, sizeof err, "k-means with K = %lld clusters > N = %lld points: some clusters could never "
+			         "receive a point; use K <= N", j.on, j.om);
+			v = RUN_REFUSED;
+			goto verdict;
+		}
+		if (j.ok % 8) {
+			snprintf(err, sizeof err, "k-means with D = %lld: D must be a multiple of 8 (16-byte rows for TMA and "
+			         "wgmma k-steps); pad the points and centroids with zero columns", j.ok);
+			v = RUN_REFUSED;
+			goto verdict;
+		}
+	}
 
 	/* lower and compile (no GPU needed) */
 	if (!lower_sm90(&c, k, p, &src, o.debug_hang)) {
@@ -1108,15 +1249,14 @@ int run_main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	{
-		JitOptions jo = {0};
-		jo.arch = "sm_90a";
-		const char *dbgdef[] = {"-DCAKE_DEBUG_HANG=1"};
-		if (o.debug_hang) {
-			jo.extra = dbgdef;
-			jo.nextra = 1;
-		}
-		int jr = jit_compile(sb_str(&src), k->name, &jo, &j.jit, err, sizeof err);
+	j.src = sb_str(&src);
+	/* NVRTC must not run in this process before the fork: it initialises
+	 * driver state that makes cuInit fail in a forked child (seen on the
+	 * H200 machine: CUDA_ERROR_NOT_INITIALIZED after every cache miss).
+	 * With a driver, the child compiles; without one, compile here so that
+	 * compile errors are still reported, then say that no GPU is present. */
+	if (!driver_present()) {
+		int jr = compile(&j, &j.jit, err, sizeof err);
 		if (jr == JIT_NO_NVRTC) {
 			fprintf(stderr, "cake run: %s\n", err);
 			status = GPU_EXIT_NO_DRIVER;
@@ -1126,13 +1266,14 @@ int run_main(int argc, char **argv)
 			v = RUN_COMPILE_ERROR;
 			goto verdict;
 		}
-	}
-	if (!driver_present()) {
 		fprintf(stderr, "cake: %s\n", gpu_no_driver_msg());
 		status = GPU_EXIT_NO_DRIVER;
 		goto out;
 	}
 	v = run_isolated(&j, &rep, &story, err, sizeof err);
+	j.jit.nkern = rep.nkern;
+	memcpy(j.jit.kern, rep.kern, sizeof(JitKernelInfo) * (size_t)rep.nkern);
+	j.jit.cache_hit = rep.cache_hit;
 	if (v == RUN_NO_GPU) {
 		fprintf(stderr, "cake: %s\n", err[0] ? err : gpu_no_driver_msg());
 		status = GPU_EXIT_NO_DRIVER;
@@ -1145,8 +1286,6 @@ out:
 	jit_result_free(&j.jit);
 	free(j.tens);
 	free(j.scalars);
-	for (int b = 0; b < o.nbind; b++)
-		free((void *)o.bind_name[b]);
 	sb_free(&src);
 	sb_free(&story);
 	ctx_free(&c);

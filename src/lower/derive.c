@@ -30,6 +30,9 @@
  *              bytes, layout bits from the swizzle) and the accumulator
  *              fragment's split over the owning role's warpgroups;
  *   launch     grid extents (symbolic), persistent flag, cluster, threads;
+ *              a grouped raster (`group G`) launches a 1-D grid of all tiles
+ *              (or the persistent CTAs) and keeps the declared extents as the
+ *              tile space the emitted mapping decodes;
  *   arguments  tensor maps, then pointers of tensors accessed directly, then
  *              dims, then scalar parameters.
  *
@@ -762,7 +765,146 @@ static void count_tma(void *st, Stmt *s, const Walk *w)
 		(*(int *)st)++;
 }
 
-/* ---- fragments ---- */
+/* ---- layout inference for rank-1 fragments ----
+ * A vector is a row vector (one value per accumulator row) or a column vector
+ * (one per column). Evidence: the result of a row reduction, an argument of
+ * rows(), a `split m` declaration -> row; an argument of cols(), the result
+ * of a column reduction -> column. Then assignments propagate it both ways
+ * (best_d = min(best_d, tmin) makes best_d a row vector like tmin). What is
+ * left undecided is a column vector. */
+
+typedef struct LayQ {
+	Vec *frags;        /* Decl* of the fragments, index = frag number */
+	int *lay;          /* -1 unknown, FRAG_ROW, FRAG_COL (rank 1); FRAG_ACC (rank 2) */
+	bool changed;
+} LayQ;
+
+static int frag_num(LayQ *q, const Expr *x)
+{
+	if (!x || x->kind != E_IDENT)
+		return -1;
+	for (int i = 0; i < q->frags->len; i++)
+		if (strcmp(((Decl *)q->frags->data[i])->name, x->name) == 0)
+			return i;
+	return -1;
+}
+
+static void lay_set(LayQ *q, int f, int l)
+{
+	if (f >= 0 && q->lay[f] < 0) {
+		q->lay[f] = l;
+		q->changed = true;
+	}
+}
+
+/* Evidence inside an expression: rows(v), cols(v). */
+static void lay_expr(LayQ *q, const Expr *x)
+{
+	if (!x)
+		return;
+	if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0))
+		lay_set(q, frag_num(q, x->args[0]), x->name[0] == 'r' ? FRAG_ROW : FRAG_COL);
+	lay_expr(q, x->lhs);
+	lay_expr(q, x->rhs);
+	for (int i = 0; i < x->nargs; i++)
+		lay_expr(q, x->args[i]);
+}
+
+/* The known vector layout of a frag read directly (not through rows/cols/reductions) in x, or -1. */
+static int lay_of_reads(LayQ *q, const Expr *x)
+{
+	if (!x)
+		return -1;
+	int f = frag_num(q, x);
+	if (f >= 0)
+		return q->lay[f] == FRAG_ROW || q->lay[f] == FRAG_COL ? q->lay[f] : -1;
+	if (x->kind == E_CALL && x->name &&
+	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0))
+		return -1;
+	int l = lay_of_reads(q, x->lhs);
+	if (l < 0)
+		l = lay_of_reads(q, x->rhs);
+	for (int i = 0; l < 0 && i < x->nargs; i++)
+		l = lay_of_reads(q, x->args[i]);
+	return l;
+}
+
+/* Give unknown frags read directly in x the layout l. */
+static void lay_push_reads(LayQ *q, const Expr *x, int l)
+{
+	if (!x)
+		return;
+	int f = frag_num(q, x);
+	if (f >= 0) {
+		if (((Decl *)q->frags->data[f])->rank == 1)
+			lay_set(q, f, l);
+		return;
+	}
+	if (x->kind == E_CALL && x->name &&
+	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0))
+		return;
+	lay_push_reads(q, x->lhs, l);
+	lay_push_reads(q, x->rhs, l);
+	for (int i = 0; i < x->nargs; i++)
+		lay_push_reads(q, x->args[i], l);
+}
+
+/* True when x contains a row reduction (rowsum(a) + rowsum(b) is a row vector). */
+static bool has_row_reduction(const Expr *x)
+{
+	if (!x)
+		return false;
+	if (x->kind == E_CALL && x->name && (strcmp(x->name, "rowsum") == 0 || strcmp(x->name, "rowmax") == 0 ||
+	                                     strcmp(x->name, "rowmin") == 0))
+		return true;
+	if (has_row_reduction(x->lhs) || has_row_reduction(x->rhs))
+		return true;
+	for (int i = 0; i < x->nargs; i++)
+		if (has_row_reduction(x->args[i]))
+			return true;
+	return false;
+}
+
+static void lay_stmts(LayQ *q, Stmt **ss, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = ss[i];
+		lay_expr(q, s->src);
+		lay_expr(q, s->cond);
+		/* a scatter index (atomic_add G[idx, ...]) names one row per row of the value */
+		if (s->kind == S_ATOMIC && s->dst && s->dst->kind == E_INDEX)
+			for (int j = 0; j < s->dst->nslices; j++)
+				if (s->dst->slices[j].kind == SL_POINT)
+					lay_set(q, frag_num(q, s->dst->slices[j].start), FRAG_ROW);
+		if (s->kind == S_ASSIGN && s->src) {
+			const Expr *x = s->src;
+			bool rowred = x->kind == E_CALL && x->name && (strcmp(x->name, "rowsum") == 0 || strcmp(x->name, "rowmax") == 0 ||
+			                                               strcmp(x->name, "rowmin") == 0 || strcmp(x->name, "rowargmin") == 0 ||
+			                                               strcmp(x->name, "rowargmax") == 0);
+			bool colred = x->kind == E_CALL && x->name && (strcmp(x->name, "colsum") == 0 || strcmp(x->name, "colmax") == 0);
+			for (int j = 0; j < s->nlhs; j++) {
+				int f = frag_num(q, s->lhs[j]);
+				if (f < 0 || ((Decl *)q->frags->data[f])->rank != 1)
+					continue;
+				if (rowred)
+					lay_set(q, f, FRAG_ROW);
+				else if (colred)
+					lay_set(q, f, FRAG_COL);
+				else if (s->nlhs == 1) {
+					int l = lay_of_reads(q, x);
+					if (l < 0 && has_row_reduction(x))
+						l = FRAG_ROW;
+					if (l >= 0)
+						lay_set(q, f, l);
+					else if (q->lay[f] >= 0)
+						lay_push_reads(q, x, q->lay[f]);
+				}
+			}
+		}
+		lay_stmts(q, s->body, s->nbody);
+		lay_stmts(q, s->els, s->nels);
+	}
+}
 
 static void derive_frags(Der *d)
 {
@@ -772,6 +914,16 @@ static void derive_frags(Der *d)
 	for (int i = 0; i < k->ndecls; i++)
 		if (k->decls[i]->kind == D_FRAG)
 			vec_push(&v, k->decls[i]);
+	int *lay = arena_alloc(&d->c->arena, sizeof(int) * (size_t)(v.len + 1));
+	for (int i = 0; i < v.len; i++) {
+		Decl *fd = v.data[i];
+		lay[i] = fd->rank == 2 ? FRAG_ACC : fd->split == SPLIT_M ? FRAG_ROW : -1;
+	}
+	LayQ q = {&v, lay, true};
+	for (int it = 0; q.changed && it < 64; it++) {
+		q.changed = false;
+		lay_stmts(&q, k->body, k->nbody);
+	}
 	p->nfrags = v.len;
 	p->frags = arena_alloc(&d->c->arena, sizeof(PlanFrag) * (size_t)(v.len ? v.len : 1));
 	for (int i = 0; i < v.len; i++) {
@@ -817,7 +969,22 @@ static void derive_frags(Der *d)
 			f->wg_cols = cols / nwg;
 		}
 		f->mtiles = f->wg_rows % 64 == 0 ? (int)(f->wg_rows / 64) : 0;
-		f->regs_per_thread = f->mtiles ? (int)(f->mtiles * f->wg_cols / 2) : 0;
+		if (fd->rank == 2) {
+			f->layout = FRAG_ACC;
+			f->regs_per_thread = f->mtiles && f->wg_cols % 8 == 0 ? (int)(f->mtiles * f->wg_cols / 2) : 0;
+		} else if (lay[i] == FRAG_ROW) {
+			f->layout = FRAG_ROW;
+			/* rows are split over warpgroups like the accumulator's; an unsplit
+			 * row vector of a multi-warpgroup role has no such layout */
+			f->regs_per_thread = f->mtiles && (fd->split == SPLIT_M || nwg == 1) ? 2 * f->mtiles : 0;
+		} else {
+			/* a per-column vector: [len], len = the accumulator's columns */
+			f->layout = FRAG_COL;
+			f->wg_cols = f->wg_rows;
+			f->wg_rows = 1;
+			f->mtiles = 0;
+			f->regs_per_thread = f->wg_cols % 8 == 0 ? (int)(f->wg_cols / 4) : 0;
+		}
 	}
 	vec_free(&v);
 }
@@ -845,14 +1012,27 @@ static void derive_launch(Der *d)
 		low_err(d, "CK-LOW-010", grid->span, "grid of kernel '%s' has %d extents; sm_90a launches 1 to 3", k->name, grid->nexprs);
 		return;
 	}
-	p->grid_rank = grid->nexprs;
+	p->grid_rank = p->space_rank = grid->nexprs;
 	p->persistent = grid->persistent;
 	Expr *tiles = NULL;
 	for (int i = 0; i < grid->nexprs; i++) {
-		p->grid[i] = grid->exprs[i];
+		p->grid[i] = p->space[i] = grid->exprs[i];
 		tiles = tiles ? mk_mul(d, tiles, grid->exprs[i]) : grid->exprs[i];
 	}
 	p->tiles = tiles;
+	if (grid->group_stated || grid->group) {
+		/* sema guarantees G >= 1 and a 2-D grid; re-checked for trees built without it */
+		if (grid->group < 1 || grid->nexprs != 2) {
+			low_err(d, "CK-LOW-010", grid->span, "`group %d` on a %d-D grid cannot be lowered (needs G >= 1 and a 2-D grid)", grid->group, grid->nexprs);
+			return;
+		}
+		/* grouped raster: the launch is 1-D over all tiles; blockIdx.x (or the
+		 * persistent tile index) is decoded into (x, y) by the emitted mapping */
+		p->group = grid->group;
+		p->grid[0] = tiles;
+		p->grid[1] = p->grid[2] = NULL;
+		p->grid_rank = 1;
+	}
 	if (cluster) {
 		for (int i = 0; i < cluster->nexprs && i < 3; i++) {
 			long long v;
@@ -995,6 +1175,31 @@ void plan_print(StrBuf *out, const Plan *p)
 		print_e(out, p->grid[i], k);
 	}
 	sb_printf(out, ")%s\n", p->persistent ? "  persistent: launch min(#SMs, tiles) CTAs along x, each loops over tiles" : "");
+	if (p->group) {
+		/* the tile space and the grouped raster that decodes a tile index t into it */
+		sb_puts(out, "  tiles      (");
+		for (int i = 0; i < p->space_rank; i++) {
+			if (i)
+				sb_puts(out, ", ");
+			print_e(out, p->space[i], k);
+		}
+		const char **gv = NULL;
+		for (int i = 0; i < k->ndecls; i++)
+			if (k->decls[i]->kind == D_GRID)
+				gv = k->decls[i]->grid_vars;
+		const char *x = gv && gv[0] ? gv[0] : "x", *y = gv && gv[1] ? gv[1] : "y";
+		sb_printf(out, ") as (%s, %s), t = %s\n", x, y, p->persistent ? "tile index" : "blockIdx.x");
+		sb_printf(out, "  raster     grouped, group %d: %d consecutive %s rows per group, %s fastest inside a group:\n", p->group, p->group, y, y);
+		sb_printf(out, "             g = t / (%d * tiles_x); first = g * %d; gs = min(tiles_y - first, %d); r = t %% (%d * tiles_x);\n",
+		          p->group, p->group, p->group, p->group);
+		sb_printf(out, "             %s = first + r %% gs; %s = r / gs   (tiles_x = ", y, x);
+		print_e(out, p->space[0], k);
+		sb_puts(out, ", tiles_y = ");
+		print_e(out, p->space[1], k);
+		sb_puts(out, ")\n");
+	} else if (p->grid_rank > 1 || p->persistent) {
+		sb_puts(out, "  raster     natural (first coordinate fastest)\n");
+	}
 	sb_printf(out, "  cluster    (%d, %d, %d)\n", p->cluster[0], p->cluster[1], p->cluster[2]);
 	sb_printf(out, "  smem       %lld bytes dynamic (%lld used + %d alignment slack; base aligned to %d)\n",
 	          p->smem_bytes, p->smem_used, (int)(p->smem_bytes - p->smem_used), p->smem_base_align);
@@ -1066,10 +1271,17 @@ void plan_print(StrBuf *out, const Plan *p)
 		sb_puts(out, "\nfragments\n");
 		for (int i = 0; i < p->nfrags; i++) {
 			const PlanFrag *f = &p->frags[i];
-			sb_printf(out, "  %-8s %s[%lld, %lld] in %s%s: per warpgroup %lld x %lld (%d m64 tiles, %d f32 regs/thread)\n", f->name,
-			          dtype_name(f->dt), f->rows, f->cols, f->role >= 0 ? p->roles[f->role].name : "?",
-			          f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", f->wg_rows, f->wg_cols, f->mtiles,
-			          f->regs_per_thread);
+			const char *split = f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "";
+			const char *role = f->role >= 0 ? p->roles[f->role].name : "?";
+			if (f->layout == FRAG_ACC)
+				sb_printf(out, "  %-8s %s[%lld, %lld] in %s%s: accumulator layout, per warpgroup %lld x %lld (%d m64 tiles), %d regs/thread\n",
+				          f->name, dtype_name(f->dt), f->rows, f->cols, role, split, f->wg_rows, f->wg_cols, f->mtiles, f->regs_per_thread);
+			else if (f->layout == FRAG_ROW)
+				sb_printf(out, "  %-8s %s[%lld] in %s%s: row vector, per warpgroup %lld rows, %d regs/thread\n", f->name, dtype_name(f->dt),
+				          f->rows, role, split, f->wg_rows, f->regs_per_thread);
+			else
+				sb_printf(out, "  %-8s %s[%lld] in %s%s: column vector, %lld columns, %d regs/thread\n", f->name, dtype_name(f->dt), f->rows,
+				          role, split, f->wg_cols, f->regs_per_thread);
 		}
 	}
 	sb_puts(out, "\nkernel arguments (in order)\n");

@@ -191,9 +191,15 @@ static void expr_c(StrBuf *out, const Expr *e, const Kernel *k, int ctx)
 	case E_INT:
 		sb_printf(out, "%lld", e->ival);
 		return;
-	case E_FLOAT:
-		sb_printf(out, "%.9gf", e->fval);
+	case E_FLOAT: {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%.9g", e->fval);
+		sb_puts(out, buf);
+		if (!strpbrk(buf, ".eEni"))
+			sb_puts(out, ".0");   /* "2" -> "2.0f": a valid float literal */
+		sb_putc(out, 'f');
 		return;
+	}
 	case E_INF:
 		sb_puts(out, "__int_as_float(0x7f800000)");
 		return;

@@ -130,6 +130,19 @@ typedef struct PlanTmap {
 
 /* ---- register fragments ---- */
 
+/* Register layout of a fragment, all derived from the wgmma m64nNk16
+ * accumulator layout so that element-wise math needs no data movement:
+ *   FRAG_ACC  rank 2: thread t (warp w = t/32 % 4, lane l) of a warpgroup holds,
+ *             per 64-row tile mt and 8-column group j, the elements
+ *             (mt*64 + w*16 + l/4 + 8h, 8j + 2(l%4) + e) at index
+ *             mt*(wg_cols/2) + 4j + 2h + e  (h, e in {0, 1});
+ *   FRAG_ROW  rank 1, one value per row (split m like the accumulator): index
+ *             mt*2 + h holds row mt*64 + w*16 + l/4 + 8h (the 4 lanes of a quad
+ *             hold the same value);
+ *   FRAG_COL  rank 1, one value per column (broadcast with cols()): index
+ *             2j + e holds column 8j + 2(l%4) + e. */
+typedef enum FragLayout { FRAG_ACC = 0, FRAG_ROW, FRAG_COL } FragLayout;
+
 typedef struct PlanFrag {
 	const char *name;
 	Decl *decl;
@@ -140,7 +153,8 @@ typedef struct PlanFrag {
 	long long wg_rows;          /* rows held by one warpgroup (rows / nwg for split m) */
 	long long wg_cols;          /* cols held by one warpgroup (cols / nwg for split n) */
 	int mtiles;                 /* wg_rows / 64: m64 wgmma tiles per warpgroup */
-	int regs_per_thread;        /* f32 accumulator registers per thread (wgmma layout) */
+	FragLayout layout;
+	int regs_per_thread;        /* registers per thread in that layout (0: not representable) */
 } PlanFrag;
 
 /* ---- kernel arguments, in launch order ---- */
@@ -225,7 +239,9 @@ typedef struct Plan {
 	PlanFrag *frags;
 	int nfrags;
 	/* launch */
-	Expr *grid[3];              /* grid extents x, y, z (NULL = 1); grid var i = blockIdx axis i */
+	Expr *grid[3];              /* launch grid extents x, y, z (NULL = 1); grid var i = blockIdx
+	                             * axis i, except with a grouped raster (group > 0): then one
+	                             * extent, the tile count, and the grid vars come from the mapping */
 	int grid_rank;
 	bool persistent;            /* launch min(#SMs, tiles) CTAs; each loops over tiles */
 	Expr *tiles;                /* product of the grid extents (tile count) */
@@ -236,6 +252,12 @@ typedef struct Plan {
 	int nargs;
 	int base_regs;              /* per-thread register budget at launch:
 	                             * min(255, 65536 / block_threads) rounded down to 8 */
+	/* tile space and raster order (LANGUAGE.md §4.5) */
+	Expr *space[3];             /* the declared grid extents (x, y, z) (NULL = 1): the tile space */
+	int space_rank;
+	int group;                  /* `group G`: tile t -> (x, y) in groups of G rows of y
+	                             * (y = first + r % gs, x = r / gs, see plan_print); 0 = natural
+	                             * order (x fastest). Non-zero only for 2-D grids. */
 } Plan;
 
 /* Derive the plan of kernel k (target must be sm_90a; k must have passed

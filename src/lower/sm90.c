@@ -33,10 +33,16 @@
  *              holds rows warp*16 + lane/4 and +8, column pairs 8j +
  *              2*(lane%4)), converted and stored as 4-byte pairs.
  *
- * Anything else (sm_80 instructions, TMA stores, element-wise math and
- * reductions on fragments, ...) is refused with CK-LOW-002 naming the
- * statement; the emitter is organised per statement kind so each new
- * primitive is one more case.
+ *   fragments  element-wise math, broadcasts and row reductions (with quad
+ *              shuffles) over the accumulator-derived register layouts of
+ *              lower.h (FragLayout); vector loads/stores of row and column
+ *              vectors; whole shared buffers read into registers with the
+ *              swizzle undone.
+ *
+ * Anything else (sm_80 instructions, TMA stores, atomics, triangular masks,
+ * register-operand wgmma, SIMT fragments of partial-warpgroup roles, ...) is
+ * refused with CK-LOW-002/009/011 naming the statement; the emitter is
+ * organised per statement kind so each new primitive is one more case.
  */
 #include "lower.h"
 
@@ -53,11 +59,16 @@ typedef struct Em {
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
 	bool elected;       /* current role runs on one elected thread */
-	bool need_n[2][33]; /* wgmma wrappers needed: [f16?][N/8] */
+	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
 	bool need_pack[DT__COUNT];
+	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
 	/* barriers armed (expect_tx emitted) in the current loop body */
 	bool *armed;
+	/* row reductions nested in the expression being emitted, precomputed into temporaries */
+	const Expr *red_expr[8];
+	const char *red_name[8];
+	int nred;
 } Em;
 
 /* ---- small output helpers ---- */
@@ -177,6 +188,14 @@ static char *cexpr_p(Em *e, const Expr *x)
 	if (x && (x->kind == E_IDENT || x->kind == E_INT))
 		return cexpr(e, x);
 	return arena_printf(&e->c->arena, "(%s)", cexpr(e, x));
+}
+
+static const char *ctype_of(DType t);
+
+/* Register type of a fragment element: 16-bit floats are held as f32. */
+static const char *ftype_of(DType t)
+{
+	return (t == DT_BF16 || t == DT_F16) ? "float" : ctype_of(t);
 }
 
 static const char *ctype_of(DType t)
@@ -320,6 +339,55 @@ static void emit_prelude(StrBuf *o)
 	        "\treturn r;\n"
 	        "}\n"
 	        "\n"
+	        "/* 16-bit float fragments live in f32 registers holding exactly representable values. */\n"
+	        "__device__ __forceinline__ float round_bf16(float x)\n"
+	        "{\n"
+	        "\tunsigned short h;\n"
+	        "\tasm(\"cvt.rn.bf16.f32 %0, %1;\\n\" : \"=h\"(h) : \"f\"(x));\n"
+	        "\treturn __uint_as_float((u32)h << 16);\n"
+	        "}\n"
+	        "\n"
+	        "__device__ __forceinline__ float round_f16(float x)\n"
+	        "{\n"
+	        "\tunsigned short h;\n"
+	        "\tfloat r;\n"
+	        "\tasm(\"cvt.rn.f16.f32 %0, %1;\\n\" : \"=h\"(h) : \"f\"(x));\n"
+	        "\tasm(\"cvt.f32.f16 %0, %1;\\n\" : \"=f\"(r) : \"h\"(h));\n"
+	        "\treturn r;\n"
+	        "}\n"
+	        "\n"
+	        "__device__ __forceinline__ bf16_t bf16_bits(float x)\n"
+	        "{\n"
+	        "\tunsigned short h;\n"
+	        "\tasm(\"cvt.rn.bf16.f32 %0, %1;\\n\" : \"=h\"(h) : \"f\"(x));\n"
+	        "\treturn h;\n"
+	        "}\n"
+	        "\n"
+	        "__device__ __forceinline__ f16_t f16_bits(float x)\n"
+	        "{\n"
+	        "\tunsigned short h;\n"
+	        "\tasm(\"cvt.rn.f16.f32 %0, %1;\\n\" : \"=h\"(h) : \"f\"(x));\n"
+	        "\treturn h;\n"
+	        "}\n"
+	        "\n"
+	        "/* Two packed 16-bit floats -> f32 (lo = low half). */\n"
+	        "__device__ __forceinline__ float bf16lo_f32(u32 v) { return __uint_as_float(v << 16); }\n"
+	        "__device__ __forceinline__ float bf16hi_f32(u32 v) { return __uint_as_float(v & 0xFFFF0000u); }\n"
+	        "__device__ __forceinline__ float f16lo_f32(u32 v)\n"
+	        "{\n"
+	        "\tfloat r;\n"
+	        "\tasm(\"cvt.f32.f16 %0, %1;\\n\" : \"=f\"(r) : \"h\"((unsigned short)(v & 0xFFFFu)));\n"
+	        "\treturn r;\n"
+	        "}\n"
+	        "__device__ __forceinline__ float f16hi_f32(u32 v) { return f16lo_f32(v >> 16); }\n"
+	        "\n"
+	        "__device__ __forceinline__ u32 ld_shared_u32(u32 addr)\n"
+	        "{\n"
+	        "\tu32 v;\n"
+	        "\tasm volatile(\"ld.shared.b32 %0, [%1];\\n\" : \"=r\"(v) : \"r\"(addr) : \"memory\");\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "\n"
 	        "__device__ __forceinline__ u32 pack_f16x2(float lo, float hi)\n"
 	        "{\n"
 	        "\tu32 r;\n"
@@ -327,6 +395,25 @@ static void emit_prelude(StrBuf *o)
 	        "\treturn r;\n"
 	        "}\n"
 	        "#endif\n");
+}
+
+/* Reductions in global memory for atomic_add (no result): relaxed, gpu scope. */
+static void emit_red_wrappers(StrBuf *o)
+{
+	sb_puts(o, "\n"
+	        "/* atomic_add without a result: relaxed, gpu-scope reductions in global memory. */\n"
+	        "__device__ __forceinline__ void red_add_f32(float *p, float v)\n"
+	        "{\n"
+	        "\tasm volatile(\"red.global.add.f32 [%0], %1;\\n\" :: \"l\"(p), \"f\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void red_add_v2_f32(float *p, float a, float b)   /* p 8-byte aligned */\n"
+	        "{\n"
+	        "\tasm volatile(\"red.global.add.v2.f32 [%0], {%1, %2};\\n\" :: \"l\"(p), \"f\"(a), \"f\"(b) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void red_add_s32(int *p, int v)\n"
+	        "{\n"
+	        "\tasm volatile(\"red.global.add.s32 [%0], %1;\\n\" :: \"l\"(p), \"r\"(v) : \"memory\");\n"
+	        "}\n");
 }
 
 static void emit_tma_wrapper(StrBuf *o, int rank)
@@ -348,31 +435,46 @@ static void emit_tma_wrapper(StrBuf *o, int rank)
 	sb_puts(o, " : \"memory\");\n}\n#endif\n");
 }
 
-/* wgmma.mma_async m64nNk16 with both operands from shared memory (descriptors),
- * f32 accumulators d[0 .. N/2), scale_d = 0 overwrites, 1 accumulates. */
-static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16)
+/* wgmma.mma_async m64nNk16, f32 accumulators d[0 .. N/2), scale_d = 0 overwrites,
+ * 1 accumulates. A from shared memory (descriptor) or registers (4 x b32 of packed
+ * 16-bit pairs); B from shared memory, K-major or N-major (trans-b = 1). */
+static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb)
 {
 	const char *ab = f16 ? "f16" : "bf16";
+	const char *suffix = areg ? (tnspb ? "_rs_tb" : "_rs") : (tnspb ? "_tb" : "");
 	int nd = n / 2;
-	sb_printf(o, "\n#ifndef CAKE_WGMMA_M64N%dK16_%s\n#define CAKE_WGMMA_M64N%dK16_%s\n", n, f16 ? "F16" : "BF16", n, f16 ? "F16" : "BF16");
-	sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s operands\n"
-	             " * from shared memory, both K-major (no transpose). */\n", n, nd, n, ab);
-	sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s(float *d, u64 da, u64 db, int scale_d)\n{\n", n, ab);
+	int na = areg ? 4 : 1;                 /* A operands */
+	int ib = nd + na, isc = ib + 1;        /* operand numbers of descB and scale_d */
+	char guard[64];
+	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s", n, f16 ? "F16" : "BF16", areg ? (tnspb ? "_RS_TB" : "_RS") : (tnspb ? "_TB" : ""));
+	sb_printf(o, "\n#ifndef %s\n#define %s\n", guard, guard);
+	sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, n, ab,
+	          areg ? "in registers" : "K-major in shared memory", tnspb ? "N-major in shared memory" : "K-major in shared memory");
+	if (areg)
+		sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s(float *d, u32 a0, u32 a1, u32 a2, u32 a3, u64 db, int scale_d)\n{\n", n, ab, suffix);
+	else
+		sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s(float *d, u64 da, u64 db, int scale_d)\n{\n", n, ab, suffix);
 	sb_puts(o, "\tasm volatile(\n");
-	sb_printf(o, "\t\t\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + 2);
+	sb_printf(o, "\t\t\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", isc);
 	sb_printf(o, "\t\t\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n\t\t\"{", n, ab, ab);
 	for (int i = 0; i < nd; i++) {
 		sb_printf(o, "%s%%%d", i ? ", " : "", i);
 		if (i % 16 == 15 && i + 1 < nd)
 			sb_puts(o, "\"\n\t\t\"");
 	}
-	sb_printf(o, "}, %%%d, %%%d, p, 1, 1, 0, 0;\\n}\\n\"\n\t\t: ", nd, nd + 1);
+	if (areg)
+		sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, tnspb ? 1 : 0);
+	else
+		sb_printf(o, "}, %%%d, %%%d, p, 1, 1, 0, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspb ? 1 : 0);
 	for (int i = 0; i < nd; i++) {
 		sb_printf(o, "%s\"+f\"(d[%d])", i ? ", " : "", i);
 		if (i % 8 == 7 && i + 1 < nd)
 			sb_puts(o, "\n\t\t  ");
 	}
-	sb_puts(o, "\n\t\t: \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n#endif\n");
+	if (areg)
+		sb_puts(o, "\n\t\t: \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(db), \"r\"(scale_d));\n}\n#endif\n");
+	else
+		sb_puts(o, "\n\t\t: \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n#endif\n");
 }
 
 static void emit_debug_helper(StrBuf *o)
@@ -575,28 +677,8 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	const PlanFrag *f = &p->frags[fi];
-	bool ta, tb;
-	int ai = wgmma_operand(e, s->src->lhs, &ta);
-	int bi = wgmma_operand(e, s->src->rhs, &tb);
-	if (ai < 0 || bi < 0) {
-		refuse(e, s->span, "CK-LOW-009", "wgmma with a register-fragment operand is not lowered yet for sm_90a; both operands must be shared buffers");
-		return;
-	}
-	const PlanBuffer *A = &p->buffers[ai], *B = &p->buffers[bi];
-	if (ta || !tb) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma '%s %s %s @ %s%s' is not lowered yet for sm_90a: only A[M,K] @ B[N,K]^T (both operands K-major) is",
-		                 f->name, s->accumulate ? "+=" : "=", A->name, B->name, tb ? "^T" : "");
-		diag_set(&d->hint, "store the B operand as [N, K] and write `%s @ %s^T`", A->name, B->name);
-		return;
-	}
-	if (A->rank != 2 || B->rank != 2 || A->dt != B->dt || (A->dt != DT_BF16 && A->dt != DT_F16) || f->dt != DT_F32) {
-		refuse(e, s->span, "CK-LOW-009", "wgmma lowering handles bf16 or f16 rank-2 operands of one dtype with an f32 accumulator");
-		return;
-	}
-	if (A->swizzle != SWZ_128B || B->swizzle != SWZ_128B || A->row_bytes != 128 || B->row_bytes != 128) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma operands '%s' and '%s' must be K-major with 128-byte rows and swizzle 128B for the sm_90a lowering (have %d B / %s and %d B / %s)",
-		                 A->name, B->name, A->row_bytes, swizzle_name(A->swizzle), B->row_bytes, swizzle_name(B->swizzle));
-		diag_set(&d->hint, "declare the buffers [rows, 64] bf16 with `swizzle 128B`");
+	if (f->layout != FRAG_ACC || f->dt != DT_F32) {
+		refuse(e, s->span, "CK-LOW-009", "wgmma destination '%s' must be a rank-2 f32 accumulator fragment", f->name);
 		return;
 	}
 	const PlanRole *r = &p->roles[e->role];
@@ -604,36 +686,83 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		refuse(e, s->span, "CK-LOW-009", "wgmma into '%s' must run in its owning role, made of whole warpgroups", f->name);
 		return;
 	}
-	long long M = A->shape[0], K = A->shape[1], N = B->shape[0];
+	bool ta, tb;
+	int ai = wgmma_operand(e, s->src->lhs, &ta);
+	int bi = wgmma_operand(e, s->src->rhs, &tb);
+	/* A: a K-major shared buffer [M, K], or a register fragment in the accumulator layout */
+	const Expr *al = s->src->lhs;
+	int afi = (al && al->kind == E_IDENT) ? plan_frag_index(p, al->name) : -1;
+	const PlanFrag *AF = afi >= 0 ? &p->frags[afi] : NULL;
+	if ((ai < 0 && !AF) || bi < 0 || ta) {
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma operands must be A = a K-major shared buffer [M, K] or a register fragment, and B = a shared buffer ([N, K] written b^T, or [K, N]) for sm_90a");
+		diag_set(&d->hint, "a transposed A operand is not lowered yet");
+		return;
+	}
+	const PlanBuffer *A = ai >= 0 ? &p->buffers[ai] : NULL, *B = &p->buffers[bi];
+	DType adt = A ? A->dt : AF->dt;
+	if (B->rank != 2 || (A && A->rank != 2) || adt != B->dt || (adt != DT_BF16 && adt != DT_F16)) {
+		refuse(e, s->span, "CK-LOW-009", "wgmma lowering handles bf16 or f16 rank-2 operands of one dtype with an f32 accumulator");
+		return;
+	}
+	if (B->swizzle == SWZ_NONE || B->row_bytes != swizzle_bytes(B->swizzle) || (A && (A->swizzle == SWZ_NONE || A->row_bytes != swizzle_bytes(A->swizzle)))) {
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shared operands must have rows exactly one swizzle span wide for the sm_90a lowering (%s: %d B / %s)",
+		                 B->name, B->row_bytes, swizzle_name(B->swizzle));
+		diag_set(&d->hint, "declare the buffers [rows, 64] bf16 with `swizzle 128B` (or [rows, 32] with 64B, [rows, 16] with 32B)");
+		return;
+	}
+	/* B: tb -> [N, K] K-major; !tb -> [K, N] N-major (transpose-B), N one swizzle span */
+	long long N = tb ? B->shape[0] : B->shape[1];
+	long long KB = tb ? B->shape[1] : B->shape[0];
+	long long M, K;
+	if (A) {
+		M = A->shape[0];
+		K = A->shape[1];
+	} else {
+		if (AF->layout != FRAG_ACC || AF->role != e->role || AF->regs_per_thread == 0 || AF->split != f->split || AF->wg_rows != f->wg_rows ||
+		    AF->split == SPLIT_N) {
+			refuse(e, s->span, "CK-LOW-009", "register A operand '%s' must be an accumulator-layout fragment of this role with the destination's rows per warpgroup",
+			       AF->name);
+			return;
+		}
+		M = AF->rows;
+		K = AF->wg_cols;
+	}
 	int nwg = r->nwg;
 	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= 8 && f->wg_cols <= 256 && f->wg_cols % 8 == 0;
 	if (f->split == SPLIT_N)
-		ok_shape = ok_shape && M == f->wg_rows && N == f->cols;
+		ok_shape = ok_shape && tb && M == f->wg_rows && N == f->cols;
 	else
 		ok_shape = ok_shape && M == f->rows && N == f->wg_cols && (f->split == SPLIT_M || nwg == 1);
-	if (!ok_shape || B->shape[1] != K || K % 16) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: %s[%lld,%lld] @ %s[%lld,%lld]^T into %s[%lld,%lld]%s over %d warpgroups",
-		                 A->name, M, K, B->name, N, B->shape[1], f->name, f->rows, f->cols,
-		                 f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
-		diag_set(&d->hint, "each warpgroup needs a multiple of 64 rows and 8..256 columns (multiple of 8)");
+	if (!ok_shape || KB != K || K % 16) {
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
+		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
+		diag_set(&d->hint, "each warpgroup needs a multiple of 64 rows and 8..256 columns (multiple of 8); K a multiple of 16");
 		return;
 	}
 	int n = (int)f->wg_cols;
-	bool f16 = A->dt == DT_F16;
-	e->need_n[f16][n / 8] = true;
-	char *aaddr = buf_addr(e, ai, sc, s->span);
+	bool f16 = adt == DT_F16;
+	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1)));
 	char *baddr = buf_addr(e, bi, sc, s->span);
 	int ksteps = (int)(K / 16);
+	const char *ty = f16 ? "f16" : "bf16";
+	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : (tb ? "" : "_tb");
+	/* B descriptor: K-major steps 32 B along the row; N-major steps 16 rows of the [K, N] tile */
+	int bstep = tb ? 32 : 16 * B->row_bytes;
+	int blbo = tb ? B->desc_lbo : 0;
 	ir_comment(e, s->span, NULL);
-	line(e, "/* %d x wgmma m64n%dk16 per warpgroup: %d row slice(s) of 64, K = %lld in steps of 16 (descriptor start + 32 B) */",
-	     f->mtiles * ksteps, n, f->mtiles, K);
+	line(e, "/* %d x wgmma m64n%dk16 per warpgroup: %d row slice(s) of 64, K = %lld in steps of 16; A %s, B %s */", f->mtiles * ksteps, n,
+	     f->mtiles, K, AF ? "from registers (accumulator layout packed to 16-bit pairs)" : "K-major (descriptor + 32 B per step)",
+	     tb ? "K-major (descriptor + 32 B per step)" : "N-major, transposed by the instruction (descriptor + 16 rows per step)");
 	line(e, "wgmma_fence();");
 	line(e, "{");
 	e->ind++;
-	if (f->split == SPLIT_M && nwg > 1)
-		line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * A->row_bytes, f->wg_rows, A->name);
-	else
-		line(e, "const u32 a_base_ = %s;", aaddr);
+	if (A) {
+		char *aaddr = buf_addr(e, ai, sc, s->span);
+		if (f->split == SPLIT_M && nwg > 1)
+			line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * A->row_bytes, f->wg_rows, A->name);
+		else
+			line(e, "const u32 a_base_ = %s;", aaddr);
+	}
 	if (f->split == SPLIT_N && nwg > 1)
 		line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * B->row_bytes, f->wg_cols);
 	else
@@ -641,33 +770,737 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	line(e, "#pragma unroll");
 	line(e, "for (int mt_ = 0; mt_ < %d; ++mt_) {", f->mtiles);
 	line(e, "\t#pragma unroll");
-	line(e, "\tfor (int kk_ = 0; kk_ < %d; ++kk_)", ksteps);
-	line(e, "\t\twgmma_m64n%dk16_%s(%s + mt_ * %d,", n, f16 ? "f16" : "bf16", f->name, n / 2);
-	line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
-	line(e, "\t\t                 wgmma_desc(b_base_ + kk_ * 32u, %du, %du, %du),", B->desc_lbo, B->desc_sbo, B->desc_layout);
+	line(e, "\tfor (int kk_ = 0; kk_ < %d; ++kk_) {", ksteps);
+	if (AF) {
+		const char *pk = f16 ? "pack_f16x2" : "pack_bf16x2";
+		line(e, "\t\tconst float *pa_ = %s + mt_ * %lld + 8 * kk_;   /* columns 16kk .. 16kk+15 of %s */", AF->name, AF->wg_cols / 2, AF->name);
+		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
+		line(e, "\t\t                 %s(pa_[0], pa_[1]), %s(pa_[2], pa_[3]), %s(pa_[4], pa_[5]), %s(pa_[6], pa_[7]),", pk, pk, pk, pk);
+	} else {
+		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
+		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
+	}
+	line(e, "\t\t                 wgmma_desc(b_base_ + kk_ * %du, %du, %du, %du),", bstep, blbo, B->desc_sbo, B->desc_layout);
 	line(e, "\t\t                 %s);", s->accumulate ? "1" : "kk_ > 0 ? 1 : 0");
+	line(e, "\t}");
 	line(e, "}");
 	e->ind--;
 	line(e, "}");
 	line(e, "wgmma_commit();");
 }
 
-static void emit_assign(Em *e, Stmt *s, Scope sc)
+/* ---- fragment math: element-wise expressions and row reductions ----
+ *
+ * Every fragment lives in a layout derived from the wgmma accumulator
+ * (lower.h, FragLayout), so element-wise math is a fully unrolled loop over
+ * the thread's registers with compile-time indices (the registers stay
+ * registers): an accumulator element a_ decodes to (mt_, j_, h_, e_) =
+ * (64-row tile, 8-column group, row half, column parity); rows(v) reads the
+ * row vector at mt_*2 + h_, cols(v) the column vector at 2*j_ + e_. A row
+ * reduction folds the 2*N/8 values a thread holds of each of its rows, then
+ * combines the 4 lanes of the quad that share the row with two xor shuffles. */
+
+typedef struct Fx {
+	FragLayout lay;        /* layout of the loop the expression is evaluated in */
+	const PlanFrag *ref;   /* accumulator that fixes the ACC index decoding */
+} Fx;
+
+static const PlanFrag *frag_of(Em *e, const Expr *x)
 {
-	if (s->nlhs == 1 && s->src && (s->src->kind == E_INT || s->src->kind == E_FLOAT) &&
-	    (s->src->kind == E_INT ? s->src->ival == 0 : s->src->fval == 0.0)) {
-		int fi = plan_frag_index(e->p, s->lhs[0] && s->lhs[0]->kind == E_IDENT ? s->lhs[0]->name : NULL);
-		if (fi >= 0 && e->p->frags[fi].regs_per_thread > 0 && e->p->frags[fi].role == e->role) {
-			const PlanFrag *f = &e->p->frags[fi];
-			ir_comment(e, s->span, NULL);
-			line(e, "#pragma unroll");
-			line(e, "for (int i_ = 0; i_ < %d; ++i_)", f->regs_per_thread);
-			line(e, "\t%s[i_] = 0.0f;", f->name);
-			return;
+	if (!x || x->kind != E_IDENT)
+		return NULL;
+	int fi = plan_frag_index(e->p, x->name);
+	return fi >= 0 ? &e->p->frags[fi] : NULL;
+}
+
+/* First accumulator-layout fragment read by x (NULL if none). */
+static const PlanFrag *find_acc(Em *e, const Expr *x)
+{
+	if (!x)
+		return NULL;
+	const PlanFrag *f = frag_of(e, x);
+	if (f)
+		return f->layout == FRAG_ACC ? f : NULL;
+	const PlanFrag *r = find_acc(e, x->lhs);
+	if (!r)
+		r = find_acc(e, x->rhs);
+	for (int i = 0; !r && i < x->nargs; i++)
+		r = find_acc(e, x->args[i]);
+	return r;
+}
+
+static bool is_call(const Expr *x, const char *name)
+{
+	return x && x->kind == E_CALL && x->name && strcmp(x->name, name) == 0;
+}
+
+/* Element type of a fragment expression (floats win over ints). */
+static DType fx_dtype(Em *e, const Expr *x)
+{
+	if (!x)
+		return DT_I32;
+	const PlanFrag *f = frag_of(e, x);
+	if (f)
+		return (f->dt == DT_BF16 || f->dt == DT_F16) ? DT_F32 : f->dt;
+	switch (x->kind) {
+	case E_FLOAT: case E_INF:
+		return DT_F32;
+	case E_INT: case E_IDENT:
+		return DT_I32;
+	case E_UNARY:
+		return x->op == '!' ? DT_BOOL : fx_dtype(e, x->lhs);
+	case E_BINARY: {
+		int op = x->op;
+		if (op == '<' || op == '>' || op == OP_LE || op == OP_GE || op == OP_EQ || op == OP_NE || op == OP_AND || op == OP_OR)
+			return DT_BOOL;
+		DType a = fx_dtype(e, x->lhs), b = fx_dtype(e, x->rhs);
+		return (a == DT_F32 || b == DT_F32) ? DT_F32 : a;
+	}
+	case E_CALL: {
+		if (!x->name)
+			return DT_F32;
+		DType c = dtype_from(x->name, (int)strlen(x->name));
+		if (c == DT_BF16 || c == DT_F16)
+			return DT_F32;
+		if (c != DT_NONE)
+			return c;
+		if (strcmp(x->name, "where") == 0 && x->nargs == 3) {
+			DType a = fx_dtype(e, x->args[1]), b = fx_dtype(e, x->args[2]);
+			return (a == DT_F32 || b == DT_F32) ? DT_F32 : a;
+		}
+		if ((strcmp(x->name, "min") == 0 || strcmp(x->name, "max") == 0) && x->nargs == 2) {
+			DType a = fx_dtype(e, x->args[0]), b = fx_dtype(e, x->args[1]);
+			return (a == DT_F32 || b == DT_F32) ? DT_F32 : a;
+		}
+		if ((strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strcmp(x->name, "abs") == 0) && x->nargs == 1)
+			return fx_dtype(e, x->args[0]);
+		return DT_F32;
+	}
+	default:
+		return DT_F32;
+	}
+}
+
+static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+
+static bool fx_args(Em *e, StrBuf *o, const Expr *x, const Fx *c)
+{
+	for (int i = 0; i < x->nargs; i++) {
+		if (i)
+			sb_puts(o, ", ");
+		if (!fx_emit(e, o, x->args[i], c))
+			return false;
+	}
+	return true;
+}
+
+/* C text of element x at the current index of loop layout c->lay. */
+static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
+{
+	if (!x)
+		return false;
+	const PlanFrag *f = frag_of(e, x);
+	if (f) {
+		if (f->role != e->role || f->regs_per_thread == 0) {
+			refuse(e, x->span, "CK-LOW-002", "fragment '%s' cannot be read here (another role's, or not representable in registers)", f->name);
+			return false;
+		}
+		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
+		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols)) {
+			Diag *d = refuse(e, x->span, "CK-LOW-002", "fragment '%s' does not match the shape of this element-wise expression; broadcast a vector with rows(%s) or cols(%s)",
+			                 f->name, f->name, f->name);
+			diag_set(&d->resource, "%s", f->name);
+			return false;
+		}
+		sb_printf(o, "%s[%s]", f->name, c->lay == FRAG_ACC ? "a_" : c->lay == FRAG_ROW ? "r_" : "c_");
+		return true;
+	}
+	switch (x->kind) {
+	case E_INT: case E_FLOAT: case E_INF:
+		lower_expr_c(o, x, e->k);
+		return true;
+	case E_IDENT:
+		if (scalar_bad(e, x)) {
+			refuse(e, x->span, "CK-LOW-002", "'%s' cannot be used in fragment math (only fragments of this role and scalars)", x->name);
+			return false;
+		}
+		lower_expr_c(o, x, e->k);
+		return true;
+	case E_UNARY:
+		sb_printf(o, "(%s", x->op == '!' ? "!" : "-");
+		if (!fx_emit(e, o, x->lhs, c))
+			return false;
+		sb_putc(o, ')');
+		return true;
+	case E_BINARY: {
+		static const struct { int op; const char *s; } ops[] = {
+			{'+', "+"}, {'-', "-"}, {'*', "*"}, {'/', "/"}, {'%', "%"}, {'<', "<"}, {'>', ">"}, {OP_LE, "<="}, {OP_GE, ">="},
+			{OP_EQ, "=="}, {OP_NE, "!="}, {OP_AND, "&&"}, {OP_OR, "||"}, {OP_SHL, "<<"}, {OP_SHR, ">>"},
+		};
+		const char *os = NULL;
+		for (size_t i = 0; i < NELEM(ops); i++)
+			if (ops[i].op == x->op)
+				os = ops[i].s;
+		if (!os) {
+			refuse(e, x->span, "CK-LOW-002", "operator not lowered in fragment math for sm_90a");
+			return false;
+		}
+		sb_putc(o, '(');
+		if (!fx_emit(e, o, x->lhs, c))
+			return false;
+		sb_printf(o, " %s ", os);
+		if (!fx_emit(e, o, x->rhs, c))
+			return false;
+		sb_putc(o, ')');
+		return true;
+	}
+	case E_CALL: {
+		const char *n = x->name ? x->name : "?";
+		bool flt = fx_dtype(e, x) == DT_F32;
+		for (int i = 0; i < e->nred; i++)
+			if (e->red_expr[i] == x && c->lay == FRAG_ROW) {
+				sb_printf(o, "%s[r_]", e->red_name[i]);
+				return true;
+			}
+		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1) {
+			const PlanFrag *v = frag_of(e, x->args[0]);
+			FragLayout want = n[0] == 'r' ? FRAG_ROW : FRAG_COL;
+			if (!v || v->layout != want || v->role != e->role || c->lay != FRAG_ACC || !c->ref ||
+			    (want == FRAG_ROW ? v->mtiles != c->ref->mtiles : v->wg_cols != c->ref->wg_cols)) {
+				refuse(e, x->span, "CK-LOW-002", "%s(...) is lowered for sm_90a only as a broadcast of a %s-vector fragment of this role across an accumulator of matching shape",
+				       n, want == FRAG_ROW ? "row" : "column");
+				return false;
+			}
+			sb_printf(o, "%s[%s]", v->name, want == FRAG_ROW ? "mt_ * 2 + h_" : "2 * j_ + e_");
+			return true;
+		}
+		if ((strcmp(n, "row_idx") == 0 || strcmp(n, "col_idx") == 0) && x->nargs == 0) {
+			/* coordinates of the element within the context tile */
+			const PlanFrag *ref = c->ref;
+			const PlanRole *ro = &e->p->roles[e->role];
+			bool row = n[0] == 'r';
+			if (c->lay == FRAG_ACC && ref) {
+				if (row)
+					sb_printf(o, "(%s(int)(warp %% 4u) * 16 + (int)(threadIdx.x %% 32u) / 4 + mt_ * 64 + 8 * h_)",
+					          ref->split == SPLIT_M && ro->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_rows) : "");
+				else
+					sb_printf(o, "(%s8 * j_ + 2 * (int)(threadIdx.x %% 4u) + e_)",
+					          ref->split == SPLIT_N && ro->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_cols) : "");
+				return true;
+			}
+			refuse(e, x->span, "CK-LOW-002", "%s() is lowered for sm_90a only in an element-wise expression over an accumulator-layout fragment", n);
+			return false;
+		}
+		static const struct { const char *ir, *cf, *ci; } fns[] = {
+			{"exp", "expf", NULL}, {"exp2", "exp2f", NULL}, {"log", "logf", NULL}, {"log2", "log2f", NULL},
+			{"sqrt", "sqrtf", NULL}, {"rsqrt", "rsqrtf", NULL}, {"tanh", "tanhf", NULL}, {"abs", "fabsf", "abs"},
+			{"min", "fminf", "min"}, {"max", "fmaxf", "max"},
+		};
+		for (size_t i = 0; i < NELEM(fns); i++) {
+			if (strcmp(fns[i].ir, n) != 0)
+				continue;
+			const char *fn = flt ? fns[i].cf : fns[i].ci;
+			if (!fn)
+				break;
+			sb_printf(o, "%s(", fn);
+			if (!fx_args(e, o, x, c))
+				return false;
+			sb_putc(o, ')');
+			return true;
+		}
+		if (strcmp(n, "where") == 0 && x->nargs == 3) {
+			sb_putc(o, '(');
+			if (!fx_emit(e, o, x->args[0], c))
+				return false;
+			sb_puts(o, " ? ");
+			if (!fx_emit(e, o, x->args[1], c))
+				return false;
+			sb_puts(o, " : ");
+			if (!fx_emit(e, o, x->args[2], c))
+				return false;
+			sb_putc(o, ')');
+			return true;
+		}
+		if ((strcmp(n, "sigmoid") == 0 || strcmp(n, "silu") == 0 || strcmp(n, "softplus") == 0) && x->nargs == 1) {
+			StrBuf a = {0};
+			bool ok = fx_emit(e, &a, x->args[0], c);
+			if (ok) {
+				if (n[1] == 'i' && n[0] == 's' && n[2] == 'g')
+					sb_printf(o, "(1.0f / (1.0f + expf(-(%s))))", sb_str(&a));
+				else if (n[0] == 's' && n[1] == 'i')
+					sb_printf(o, "((%s) / (1.0f + expf(-(%s))))", sb_str(&a), sb_str(&a));
+				else
+					sb_printf(o, "log1pf(expf(%s))", sb_str(&a));
+			}
+			sb_free(&a);
+			return ok;
+		}
+		DType cast = dtype_from(n, (int)strlen(n));
+		if ((cast == DT_BF16 || cast == DT_F16) && x->nargs == 1) {
+			sb_printf(o, "%s(", cast == DT_BF16 ? "round_bf16" : "round_f16");
+			if (!fx_emit(e, o, x->args[0], c))
+				return false;
+			sb_putc(o, ')');
+			return true;
+		}
+		if ((cast == DT_F32 || cast == DT_I32 || cast == DT_U32 || cast == DT_I64 || cast == DT_BOOL) && x->nargs == 1) {
+			sb_printf(o, "((%s)", ctype_of(cast));
+			if (!fx_emit(e, o, x->args[0], c))
+				return false;
+			sb_putc(o, ')');
+			return true;
+		}
+		Diag *d = refuse(e, x->span, "CK-LOW-002", "%s(...) is not lowered yet for sm_90a in fragment math", n);
+		diag_set(&d->hint, "element-wise math, casts to f32/i32, where, min/max, rows/cols broadcasts and row reductions are lowered");
+		return false;
+	}
+	default:
+		refuse(e, x->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in fragment math");
+		return false;
+	}
+}
+
+/* "const int mt_ = ..., j_ = ..., h_ = ..., e_ = ...;" decoding accumulator index a_. */
+static void acc_decode(Em *e, const PlanFrag *ref)
+{
+	long long half = ref->wg_cols / 2;
+	line(e, "\tconst int mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2, e_ = a_ %% 2;", half, half);
+	line(e, "\t(void)mt_; (void)j_; (void)h_; (void)e_;");
+}
+
+static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType vdt, int mtiles, const char *iname, Span sp);
+static void find_nested_reductions(Em *e, const Expr *x, bool top);
+
+/* lhs = elementwise(src) over the layout of lhs. */
+static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL};
+	if (dst->layout == FRAG_COL)
+		c.ref = dst;
+	e->nred = 0;
+	if (dst->layout == FRAG_ROW)
+		find_nested_reductions(e, s->src, true);
+	int nred = e->nred;
+	StrBuf rhs = {0};
+	bool ok = fx_emit(e, &rhs, s->src, &c);
+	if (!ok) {
+		sb_free(&rhs);
+		e->nred = 0;
+		return;
+	}
+	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" : "element-wise over column values");
+	if (nred) {
+		line(e, "{   /* row reductions first, into per-row temporaries */");
+		e->ind++;
+		for (int i = 0; i < nred; i++) {
+			DType t = fx_dtype(e, e->red_expr[i]->args[0]);
+			line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], dst->regs_per_thread);
+			e->nred = 0;   /* the reduction's own argument holds no nested reduction */
+			ok = emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, dst->mtiles, NULL, s->span) && ok;
+			e->nred = nred;
 		}
 	}
-	Diag *d = refuse(e, s->span, "CK-LOW-002", "fragment assignment other than `frag = 0` (element-wise math, reductions) is not lowered yet for sm_90a");
-	diag_set(&d->hint, "this primitive's sm_90a lowering is planned (Flash-KMeans assign needs rowargmin next)");
+	const char *ix = dst->layout == FRAG_ACC ? "a_" : dst->layout == FRAG_ROW ? "r_" : "c_";
+	line(e, "#pragma unroll");
+	line(e, "for (int %s = 0; %s < %d; ++%s) {", ix, ix, dst->regs_per_thread, ix);
+	if (dst->layout == FRAG_ACC)
+		acc_decode(e, dst);
+	if (dst->dt == DT_BF16 || dst->dt == DT_F16)
+		line(e, "\t%s[%s] = %s(%s);", dst->name, ix, dst->dt == DT_BF16 ? "round_bf16" : "round_f16", sb_str(&rhs));
+	else
+		line(e, "\t%s[%s] = %s;", dst->name, ix, sb_str(&rhs));
+	line(e, "}");
+	if (nred) {
+		e->ind--;
+		line(e, "}");
+	}
+	e->nred = 0;
+	sb_free(&rhs);
+}
+
+static bool is_row_reduction(const Expr *x)
+{
+	return x && x->kind == E_CALL && x->name &&
+	       (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+}
+
+/* Emit a block computing call = rowsum/rowmax/rowmin/rowargmin/rowargmax(acc-expr)
+ * into vname[0..regs) (and the column index into iname for the arg variants). */
+static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType vdt, int mtiles, const char *iname, Span sp)
+{
+	const char *n = call->name;
+	bool arg = strncmp(n, "rowarg", 6) == 0;
+	bool isMin = strcmp(n, "rowmin") == 0 || strcmp(n, "rowargmin") == 0;
+	bool isSum = strcmp(n, "rowsum") == 0;
+	const PlanFrag *ref = call->nargs == 1 ? find_acc(e, call->args[0]) : NULL;
+	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || mtiles != ref->mtiles) {
+		refuse(e, sp, "CK-LOW-002", "%s is lowered for sm_90a only over an accumulator-layout expression of this role, into row vectors split like it", n);
+		return false;
+	}
+	Fx c = {FRAG_ACC, ref};
+	StrBuf el = {0};
+	if (!fx_emit(e, &el, call->args[0], &c)) {
+		sb_free(&el);
+		return false;
+	}
+	const char *ty = ftype_of(vdt);
+	const PlanRole *r = &e->p->roles[e->role];
+	const char *coloff = (ref->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", ref->wg_cols) : "";
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "#pragma unroll");
+	line(e, "for (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
+	line(e, "\tconst int mt_ = r_ / 2, h_ = r_ %% 2;");
+	const char *init = isSum ? "0" : isMin ? "__int_as_float(0x7f800000)" : "-__int_as_float(0x7f800000)";
+	if (vdt != DT_F32)
+		init = isSum ? "0" : isMin ? "0x7fffffff" : "(-0x7fffffff - 1)";
+	line(e, "\t%s v_ = %s;", ty, init);
+	if (arg)
+		line(e, "\tint ix_ = 0;");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int j_ = 0; j_ < %lld; ++j_) {", ref->wg_cols / 8);
+	line(e, "\t\t#pragma unroll");
+	line(e, "\t\tfor (int e_ = 0; e_ < 2; ++e_) {");
+	line(e, "\t\t\tconst int a_ = mt_ * %lld + 4 * j_ + 2 * h_ + e_;", ref->wg_cols / 2);
+	line(e, "\t\t\tconst %s x_ = %s;", ty, sb_str(&el));
+	if (isSum)
+		line(e, "\t\t\tv_ += x_;");
+	else if (arg)
+		line(e, "\t\t\tif (x_ %s v_) { v_ = x_; ix_ = 8 * j_ + 2 * (int)(lane_ %% 4u) + e_%s; }   /* strict: lowest column on ties */", isMin ? "<" : ">", coloff);
+	else
+		line(e, "\t\t\tv_ = %s(v_, x_);", vdt == DT_F32 ? (isMin ? "fminf" : "fmaxf") : (isMin ? "min" : "max"));
+	line(e, "\t\t}");
+	line(e, "\t}");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int o_ = 1; o_ < 4; o_ <<= 1) {   /* the quad's 4 lanes share the row */");
+	line(e, "\t\tconst %s w_ = __shfl_xor_sync(0xffffffffu, v_, o_);", ty);
+	if (isSum) {
+		line(e, "\t\tv_ += w_;");
+	} else if (arg) {
+		line(e, "\t\tconst int iw_ = __shfl_xor_sync(0xffffffffu, ix_, o_);");
+		line(e, "\t\tif (w_ %s v_ || (w_ == v_ && iw_ < ix_)) { v_ = w_; ix_ = iw_; }", isMin ? "<" : ">");
+	} else {
+		line(e, "\t\tv_ = %s(v_, w_);", vdt == DT_F32 ? (isMin ? "fminf" : "fmaxf") : (isMin ? "min" : "max"));
+	}
+	line(e, "\t}");
+	line(e, "\t%s[r_] = v_;", vname);
+	if (arg)
+		line(e, "\t%s[r_] = ix_;", iname);
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	sb_free(&el);
+	return true;
+}
+
+/* lhs[, idx] = rowsum/rowmax/rowmin/rowargmin/rowargmax(acc-expr). */
+static void emit_row_reduce(Em *e, Stmt *s, const PlanFrag *dst, const PlanFrag *dsti)
+{
+	if (dst->layout != FRAG_ROW || (dsti && (dsti->layout != FRAG_ROW || dsti->mtiles != dst->mtiles))) {
+		refuse(e, s->span, "CK-LOW-002", "%s must assign row-vector fragments", s->src->name);
+		return;
+	}
+	ir_comment(e, s->span, "per thread over its columns of each row, then across the 4 lanes of the quad");
+	emit_reduce_into(e, s->src, dst->name, dst->dt, dst->mtiles, dsti ? dsti->name : NULL, s->span);
+}
+
+/* Collect row reductions nested in x (not x itself) for precomputation. */
+static void find_nested_reductions(Em *e, const Expr *x, bool top)
+{
+	if (!x)
+		return;
+	if (!top && is_row_reduction(x) && strncmp(x->name, "rowarg", 6) != 0) {
+		if (e->nred < (int)NELEM(e->red_expr)) {
+			e->red_expr[e->nred] = x;
+			e->red_name[e->nred] = arena_printf(&e->c->arena, "red%d_", e->nred);
+			e->nred++;
+		}
+		return;
+	}
+	find_nested_reductions(e, x->lhs, false);
+	find_nested_reductions(e, x->rhs, false);
+	for (int i = 0; i < x->nargs; i++)
+		find_nested_reductions(e, x->args[i], false);
+}
+
+static void emit_assign(Em *e, Stmt *s, Scope sc)
+{
+	const PlanFrag *d0 = s->nlhs >= 1 ? frag_of(e, s->lhs[0]) : NULL;
+	const PlanFrag *d1 = s->nlhs == 2 ? frag_of(e, s->lhs[1]) : NULL;
+	if (!d0 || (s->nlhs == 2 && !d1) || s->nlhs > 2 || !s->src) {
+		refuse(e, s->span, "CK-LOW-002", "assignment is lowered for sm_90a only into fragments (one, or two for rowargmin/rowargmax)");
+		return;
+	}
+	if (d0->role != e->role || d0->regs_per_thread == 0 || (d1 && (d1->role != e->role || d1->regs_per_thread == 0))) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "fragment '%s' has no register layout the sm_90a lowering supports here (owned by another role, or not a multiple of the m64nNk16 tile)",
+		                 d0->name);
+		diag_set(&d->resource, "%s", d0->name);
+		return;
+	}
+	/* frag = 0: clear the registers */
+	if (s->nlhs == 1 && (s->src->kind == E_INT || s->src->kind == E_FLOAT) && (s->src->kind == E_INT ? s->src->ival == 0 : s->src->fval == 0.0)) {
+		ir_comment(e, s->span, NULL);
+		line(e, "#pragma unroll");
+		line(e, "for (int i_ = 0; i_ < %d; ++i_)", d0->regs_per_thread);
+		line(e, "\t%s[i_] = %s;", d0->name, d0->dt == DT_F32 ? "0.0f" : "0");
+		return;
+	}
+	const Expr *x = s->src;
+	bool red = x->kind == E_CALL && x->name &&
+	           (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+	if (red) {
+		bool arg = strncmp(x->name, "rowarg", 6) == 0;
+		if (arg != (s->nlhs == 2)) {
+			refuse(e, s->span, "CK-LOW-002", "%s assigns %s", x->name, arg ? "two fragments (value, index)" : "one fragment");
+			return;
+		}
+		emit_row_reduce(e, s, d0, d1);
+		return;
+	}
+	if (s->nlhs != 1) {
+		refuse(e, s->span, "CK-LOW-002", "a tuple assignment is lowered for sm_90a only from rowargmin/rowargmax");
+		return;
+	}
+	emit_elementwise(e, s, d0);
+}
+
+/* load FRAG <- G[start +: len]: a row or column vector from a rank-1 global tensor. */
+static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc);
+
+static void emit_load(Em *e, Stmt *s, Scope sc)
+{
+	const PlanFrag *f = frag_of(e, s->dst);
+	const Expr *src = s->src;
+	int sbi = plan_buffer_index(e->p, lower_base_name(src));
+	if (f && sbi >= 0) {
+		emit_load_smem(e, s, f, sbi, sc);
+		return;
+	}
+	const char *gname = lower_base_name(src);
+	const Decl *g = NULL;
+	for (int i = 0; gname && i < e->k->ndecls; i++)
+		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
+			g = e->k->decls[i];
+	long long len = -1;
+	if (!f || !g || f->role != e->role || f->layout == FRAG_ACC || f->regs_per_thread == 0 || g->rank != 1 || !src || src->kind != E_INDEX ||
+	    src->nslices != 1 || src->slices[0].kind != SL_RANGE || !eval_expr(src->slices[0].len, e->k, NULL, &len) ||
+	    len != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[start +: len]` of a row- or column-vector fragment from a rank-1 global tensor");
+		diag_set(&d->hint, "2-D loads into fragments are not lowered yet");
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	char *start = cexpr_p(e, src->slices[0].start);
+	ir_comment(e, s->span, f->layout == FRAG_COL ? "each thread loads the columns it holds" : "each thread loads the rows it holds");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	if (f->layout == FRAG_COL) {
+		line(e, "const %s *src_ = %s + %s + 2 * (int)(lane_ %% 4u);", ctype_of(g->dt), g->name, start);
+		line(e, "#pragma unroll");
+		line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
+		line(e, "\t%s[c_] = src_[8 * (c_ / 2) + c_ %% 2];", f->name);
+	} else {
+		const char *wg = (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "";
+		line(e, "const %s *src_ = %s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, start, wg);
+		line(e, "#pragma unroll");
+		line(e, "for (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
+		line(e, "\t%s[r_] = src_[(r_ / 2) * 64 + (r_ %% 2) * 8];", f->name);
+	}
+	e->ind--;
+	line(e, "}");
+}
+
+/* store G[start +: len] <- v: a row-vector fragment into a rank-1 global tensor. */
+/* First fragment of layout `lay` read in x (NULL if none). */
+static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
+{
+	if (!x)
+		return NULL;
+	const PlanFrag *f = frag_of(e, x);
+	if (f)
+		return f->layout == lay ? f : NULL;
+	const PlanFrag *r = find_layout(e, x->lhs, lay);
+	if (!r)
+		r = find_layout(e, x->rhs, lay);
+	for (int i = 0; !r && i < x->nargs; i++)
+		r = find_layout(e, x->args[i], lay);
+	return r;
+}
+
+/* store G[start +: len] <- expr over row vectors, into a rank-1 global tensor. */
+static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast)
+{
+	long long len = -1;
+	const Slice *sl = &s->dst->slices[0];
+	const PlanFrag *f = find_layout(e, src, FRAG_ROW);
+	if (!f || f->role != e->role || f->regs_per_thread == 0 || sl->kind != SL_RANGE || !eval_expr(sl->len, e->k, NULL, &len) || len != f->rows ||
+	    (cast != DT_NONE && cast != g->dt)) {
+		refuse(e, s->span, "CK-LOW-011", "store into rank-1 '%s' is lowered for sm_90a only from an expression over row-vector fragments of this role covering exactly the stored rows",
+		       g->name);
+		return false;
+	}
+	Fx c = {FRAG_ROW, NULL};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return false;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	const char *wg = (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "";
+	const char *conv = g->dt == DT_BF16 ? "bf16_bits" : g->dt == DT_F16 ? "f16_bits" : arena_printf(&e->c->arena, "(%s)", ctype_of(g->dt));
+	ir_comment(e, s->span, "one lane of each quad stores its two rows per 64-row tile");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "%s *dst_ = %s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, cexpr_p(e, sl->start), wg);
+	line(e, "if (lane_ %% 4u == 0u) {");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
+	line(e, "\t\tdst_[(r_ / 2) * 64 + (r_ %% 2) * 8] = %s(%s);", conv, sb_str(&val));
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	return true;
+}
+
+/* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
+ * undoing the buffer's swizzle (the TMA pattern: 16-byte chunk ^= (offset >> 7) & mask). */
+static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
+{
+	const PlanBuffer *b = &e->p->buffers[bi];
+	const Expr *src = s->src;
+	bool whole = src->kind == E_IDENT;
+	if (src->kind == E_INDEX && src->nslices == b->rank) {
+		whole = true;
+		for (int i = 0; i < src->nslices; i++) {
+			long long st = -1, ln = -1;
+			const Slice *sl = &src->slices[i];
+			if (sl->kind == SL_ALL)
+				continue;
+			if (sl->kind != SL_RANGE || !eval_expr(sl->start, e->k, NULL, &st) || !eval_expr(sl->len, e->k, NULL, &ln) || st != 0 || ln != b->shape[i])
+				whole = false;
+		}
+	}
+	int esz = dtype_size(b->dt);
+	if (!whole || f->layout != FRAG_ACC || f->role != e->role || f->regs_per_thread == 0 || b->rank != 2 || b->shape[0] != f->rows ||
+	    b->shape[1] != f->cols || (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32)) {
+		refuse(e, s->span, "CK-LOW-002", "load from shared memory is lowered for sm_90a only as the whole 16-bit or f32 buffer into an accumulator-layout fragment of the same shape");
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	int mask = b->swizzle == SWZ_128B ? 7 : b->swizzle == SWZ_64B ? 3 : b->swizzle == SWZ_32B ? 1 : 0;
+	char *addr = buf_addr(e, bi, sc, s->span);
+	ir_comment(e, s->span, "each thread reads its accumulator-layout pairs, swizzle undone");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 base_ = %s;", addr);
+	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
+	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
+	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
+	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	if (mask)
+		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
+	else
+		line(e, "\tconst u32 so_ = o_;");
+	if (esz == 2) {
+		const char *cv = b->dt == DT_BF16 ? "bf16" : "f16";
+		line(e, "\tconst u32 v_ = ld_shared_u32(base_ + so_);");
+		line(e, "\t%s[a_] = %slo_f32(v_);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %shi_f32(v_);", f->name, cv);
+	} else {
+		line(e, "\t%s[a_] = __uint_as_float(ld_shared_u32(base_ + so_));", f->name);
+		line(e, "\t%s[a_ + 1] = __uint_as_float(ld_shared_u32(base_ + so_ + 4u));", f->name);
+	}
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+}
+
+/* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
+ * point indices, the last two dims covering exactly the fragment's tile. */
+static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast)
+{
+	const PlanFrag *f = find_layout(e, src, FRAG_ACC);
+	int r = g->rank;
+	DType out = g->dt;
+	bool ok = f && f->role == e->role && f->regs_per_thread > 0 && (cast == DT_NONE || cast == out) &&
+	          (out == DT_BF16 || out == DT_F16 || out == DT_F32);
+	long long len[2] = {-1, -1};
+	const char *start[2] = {"0", "0"};
+	for (int i = 0; ok && i < r; i++) {
+		const Slice *sl = &s->dst->slices[i];
+		if (i < r - 2) {
+			ok = sl->kind == SL_POINT;
+			continue;
+		}
+		int t = i - (r - 2);
+		if (sl->kind == SL_RANGE) {
+			ok = eval_expr(sl->len, e->k, NULL, &len[t]);
+			start[t] = cexpr_p(e, sl->start);
+		} else if (sl->kind == SL_ALL) {
+			ok = eval_expr(g->shape[i], e->k, NULL, &len[t]);
+		} else {
+			ok = false;
+		}
+	}
+	if (!ok || len[0] != f->rows || len[1] != f->cols) {
+		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (leading point indices, then the tile's rows and columns) of a bf16, f16 or f32 tensor",
+		       g->name);
+		return;
+	}
+	Fx c = {FRAG_ACC, f};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return;
+	}
+	/* base offset of the leading point indices, row-major */
+	StrBuf base = {0};
+	for (int i = 0; i < r - 2; i++) {
+		sb_printf(&base, "%s(u64)%s", i ? " + " : "", cexpr_p(e, s->dst->slices[i].start));
+		for (int j = i + 1; j < r; j++)
+			sb_printf(&base, " * (u64)%s", cexpr_p(e, g->shape[j]));
+	}
+	const PlanRole *ro = &e->p->roles[e->role];
+	char *ld = cexpr_p(e, g->shape[r - 1]);
+	long long half = f->wg_cols / 2;
+	ir_comment(e, s->span, "accumulator layout: rows warp*16 + lane/4 (+8), column pairs 8j + 2*(lane%4)");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const int row_ = %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", start[0],
+	     (f->split == SPLIT_M && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "");
+	line(e, "const int col_ = %s%s + (int)(lane_ %% 4u) * 2;", start[1],
+	     (f->split == SPLIT_N && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "");
+	line(e, "%s *out_ = %s%s%s + (u64)row_ * (u64)%s + col_;", ctype_of(out), g->name, base.len ? " + " : "", base.len ? sb_str(&base) : "", ld);
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tfloat v_[2];");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int q_ = 0; q_ < 2; ++q_) {");
+	line(e, "\t\tconst int a_ = 2 * p_ + q_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2, e_ = a_ %% 2;", half, half);
+	line(e, "\t\t(void)mt_; (void)j_; (void)h_; (void)e_;");
+	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
+	line(e, "\t}");
+	line(e, "\tconst int mt_ = 2 * p_ / %lld, j_ = 2 * p_ %% %lld / 4, h_ = 2 * p_ %% 4 / 2;", half, half);
+	line(e, "\t%s *o_ = out_ + (u64)(mt_ * 64 + 8 * h_) * (u64)%s + 8 * j_;", ctype_of(out), ld);
+	if (out == DT_F32)
+		line(e, "\t*(float2 *)o_ = make_float2(v_[0], v_[1]);");
+	else
+		line(e, "\t*(u32 *)o_ = %s(v_[0], v_[1]);", out == DT_BF16 ? "pack_bf16x2" : "pack_f16x2");
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	sb_free(&base);
 }
 
 static void emit_store(Em *e, Stmt *s, Scope sc)
@@ -685,6 +1518,14 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	for (int i = 0; gname && i < e->k->ndecls; i++)
 		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
 			g = e->k->decls[i];
+	if (g && s->dst && s->dst->kind == E_INDEX && g->rank == 1 && s->dst->nslices == 1) {
+		emit_store_rows(e, s, src, g, cast);
+		return;
+	}
+	if (g && s->dst && s->dst->kind == E_INDEX && g->rank >= 2 && s->dst->nslices == g->rank && (fi < 0 || g->rank > 2)) {
+		emit_store_tile(e, s, src, g, cast);
+		return;
+	}
 	if (fi < 0 || !g || !s->dst || s->dst->kind != E_INDEX || g->rank != 2 || s->dst->nslices != 2) {
 		refuse(e, s->span, "CK-LOW-011", "store is lowered for sm_90a only as `store G[r +: R, c +: C] <- [cast(]acc[)]` of a wgmma accumulator into a rank-2 global tensor");
 		return;
@@ -695,7 +1536,7 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		refuse(e, s->span, "CK-LOW-011", "store converts to %s but '%s' holds %s", dtype_name(cast), g->name, dtype_name(out));
 		return;
 	}
-	if (f->regs_per_thread == 0 || f->role != e->role || (out != DT_BF16 && out != DT_F16 && out != DT_F32)) {
+	if (f->regs_per_thread == 0 || f->layout != FRAG_ACC || f->role != e->role || (out != DT_BF16 && out != DT_F16 && out != DT_F32)) {
 		refuse(e, s->span, "CK-LOW-011", "store of '%s' into %s '%s' is not lowered yet for sm_90a (needs a wgmma-layout f32 fragment of this role and a bf16, f16 or f32 tensor)",
 		       f->name, dtype_name(out), g->name);
 		return;
@@ -771,6 +1612,112 @@ static void emit_for(Em *e, Stmt *s, Scope sc)
 	line(e, "}");
 }
 
+/* atomic_add G[idx, c +: n] <- acc-expr and atomic_add G[idx] <- row-expr: a scatter by an
+ * i32 row-vector fragment idx (row r of the value goes to row idx[r] of G). The index
+ * vector and the value share the accumulator's row layout, so each thread adds the
+ * elements it holds to the rows its own index registers name: pairs of adjacent
+ * columns as one red.global.add.v2.f32 when the address is provably 8-byte aligned,
+ * and for a rank-1 G one lane per quad adds the row's value. Rows whose index lies
+ * outside [0, extent) are skipped, never written out of bounds. */
+static void emit_atomic(Em *e, Stmt *s, Scope sc)
+{
+	const Expr *dst = s->dst;
+	const char *gname = lower_base_name(dst);
+	const Decl *g = NULL;
+	for (int i = 0; gname && i < e->k->ndecls; i++)
+		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
+			g = e->k->decls[i];
+	const PlanFrag *ix = dst && dst->kind == E_INDEX && dst->nslices >= 1 && dst->slices[0].kind == SL_POINT
+	                     ? frag_of(e, dst->slices[0].start) : NULL;
+	if (!g || !ix || ix->layout != FRAG_ROW || ix->role != e->role || ix->regs_per_thread == 0 ||
+	    (ix->dt != DT_I32 && ix->dt != DT_U32) || g->rank != dst->nslices || g->rank > 2 ||
+	    (g->dt != DT_F32 && g->dt != DT_I32)) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "atomic_add is lowered for sm_90a only as a scatter into an f32 or i32 global tensor of rank 1 or 2 whose first index is an i32 row-vector fragment of this role");
+		diag_set(&d->hint, "write `atomic_add G[idx, c +: n] <- tile` or `atomic_add G[idx] <- v` with `frag idx: i32[rows] in ROLE`");
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	char *rows = cexpr_p(e, g->shape[0]);
+	const char *ct = g->dt == DT_F32 ? "float" : "int";
+	const char *red = g->dt == DT_F32 ? "red_add_f32" : "red_add_s32";
+	e->need_red = true;
+	if (g->rank == 1) {
+		Fx c = {FRAG_ROW, NULL};
+		StrBuf val = {0};
+		if (find_acc(e, s->src) || !fx_emit(e, &val, s->src, &c)) {
+			if (find_acc(e, s->src))
+				refuse(e, s->src->span, "CK-LOW-002", "atomic_add into rank-1 '%s' takes a scalar or an expression over row vectors", g->name);
+			sb_free(&val);
+			return;
+		}
+		ir_comment(e, s->span, "scatter: one lane of each quad adds its rows' values");
+		line(e, "if (threadIdx.x %% 4u == 0u) {");
+		line(e, "\t#pragma unroll");
+		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", ix->regs_per_thread);
+		line(e, "\t\tconst int row_ = (int)%s[r_];", ix->name);
+		line(e, "\t\tif ((unsigned)row_ < (unsigned)%s)", rows);
+		line(e, "\t\t\t%s(%s + row_, (%s)(%s));", red, g->name, ct, sb_str(&val));
+		line(e, "\t}");
+		line(e, "}");
+		sb_free(&val);
+		return;
+	}
+	const Slice *cs = &dst->slices[1];
+	const PlanFrag *f = find_acc(e, s->src);
+	long long len = -1, c0 = -1, ld = -1;
+	if (cs->kind == SL_ALL)
+		len = eval_expr(g->shape[1], e->k, NULL, &len) ? len : -1;
+	else if (cs->kind == SL_RANGE)
+		eval_expr(cs->len, e->k, NULL, &len);
+	if (!f || f->role != e->role || f->regs_per_thread == 0 || f->mtiles != ix->mtiles || f->split == SPLIT_N ||
+	    (r->nwg > 1 && ix->split != f->split) || len != f->cols || cs->kind == SL_POINT) {
+		refuse(e, s->span, "CK-LOW-002", "atomic_add into rank-2 '%s' is lowered for sm_90a only from an accumulator-layout expression of this role whose rows match the index vector and whose columns cover the column slice exactly",
+		       g->name);
+		return;
+	}
+	Fx c = {FRAG_ACC, f};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, s->src, &c)) {
+		sb_free(&val);
+		return;
+	}
+	bool c0k = cs->kind == SL_ALL ? (c0 = 0, true) : eval_expr(cs->start, e->k, NULL, &c0);
+	bool v2 = g->dt == DT_F32 && c0k && c0 % 2 == 0 && eval_expr(g->shape[1], e->k, NULL, &ld) && ld % 2 == 0;
+	const char *cstart = cs->kind == SL_ALL ? "0" : cexpr_p(e, cs->start);
+	ir_comment(e, s->span, v2 ? "scatter: each thread adds its column pairs to the rows its index registers name"
+	                          : "scatter: each thread adds its elements to the rows its index registers name");
+	line(e, "{");
+	e->ind++;
+	line(e, "%s *const col_ = %s + %s + 2 * (int)(threadIdx.x %% 4u);", ct, g->name, cstart);
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\t%s v_[2];", ct);
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int q_ = 0; q_ < 2; ++q_) {");
+	line(e, "\t\tconst int a_ = 2 * p_ + q_;");
+	e->ind++;
+	acc_decode(e, f);
+	e->ind--;
+	line(e, "\t\tv_[q_] = (%s)(%s);", ct, sb_str(&val));
+	line(e, "\t}");
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
+	line(e, "\tconst int row_ = (int)%s[mt_ * 2 + h_];", ix->name);
+	line(e, "\tif ((unsigned)row_ < (unsigned)%s) {", rows);
+	line(e, "\t\t%s *const p = col_ + (long long)row_ * %s + 8 * j_;", ct, cexpr_p(e, g->shape[1]));
+	if (v2)
+		line(e, "\t\tred_add_v2_f32(p, v_[0], v_[1]);");
+	else {
+		line(e, "\t\t%s(p, v_[0]);", red);
+		line(e, "\t\t%s(p + 1, v_[1]);", red);
+	}
+	line(e, "\t}");
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	(void)sc;
+}
+
 static void emit_stmt(Em *e, Stmt *s, Scope sc)
 {
 	switch (s->kind) {
@@ -821,6 +1768,12 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 	case S_STORE:
 		emit_store(e, s, sc);
 		return;
+	case S_LOAD:
+		emit_load(e, s, sc);
+		return;
+	case S_ATOMIC:
+		emit_atomic(e, s, sc);
+		return;
 	case S_FENCE:
 		ir_comment(e, s->span, NULL);
 		line(e, "%s", s->fence == FENCE_PROXY_ASYNC ? "fence_proxy_async();" : s->fence == FENCE_CTA ? "__threadfence_block();" : "__threadfence();");
@@ -856,6 +1809,40 @@ static void emit_list(Em *e, Stmt **ss, int n, Scope sc)
 {
 	for (int i = 0; i < n; i++)
 		emit_stmt(e, ss[i], sc);
+}
+
+/* The grid declaration of the kernel (NULL when there is none). */
+static const Decl *grid_decl_of(const Kernel *k)
+{
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_GRID)
+			return k->decls[i];
+	return NULL;
+}
+
+/* Bind the grid coordinates of a grouped raster (`grid ... group G`, LANGUAGE.md
+ * §4.5) from the linear tile index t (blockIdx.x or the persistent tile):
+ * groups of G consecutive rows of the second axis, second axis fastest inside
+ * a group, the last group possibly shorter. The same mapping as the hand-tuned
+ * prototype (bench/proto/gemm_sm90.cu, tile_coords). */
+static void emit_raster(Em *e, const char *t)
+{
+	const Plan *p = e->p;
+	const Decl *g = grid_decl_of(p->kernel);
+	const char *x = g && g->grid_vars ? g->grid_vars[0] : NULL, *y = g && g->grid_vars ? g->grid_vars[1] : NULL;
+	char *tx = cexpr_p(e, p->space[0]), *ty = cexpr_p(e, p->space[1]);
+	int G = p->group;
+	if (g)
+		ir_comment(e, g->span, arena_printf(&e->c->arena, "grouped raster: %d rows of %s per group, %s fastest inside a group", G,
+		                                    y ? y : "y", y ? y : "y"));
+	line(e, "const int cake_grp_tiles = %d * %s;   /* tiles per group: G * tiles_x */", G, tx);
+	line(e, "const int cake_first = %s / cake_grp_tiles * %d;   /* first %s row of this group */", t, G, y ? y : "y");
+	line(e, "const int cake_gs = %s - cake_first < %d ? %s - cake_first : %d;   /* rows in this group (the last may be short) */", ty, G, ty, G);
+	line(e, "const int cake_r = %s %% cake_grp_tiles;", t);
+	if (y)
+		line(e, "const int %s = cake_first + cake_r %% cake_gs;", y);
+	if (x)
+		line(e, "const int %s = cake_r / cake_gs;", x);
 }
 
 /* ---- roles ---- */
@@ -912,9 +1899,16 @@ static void emit_role(Em *e, Stmt *in)
 	}
 	/* fragments owned by the role */
 	for (int i = 0; i < p->nfrags; i++)
-		if (p->frags[i].role == ri && p->frags[i].regs_per_thread > 0)
-			line(e, "float %s[%d];   /* frag %s: %lld x %lld per warpgroup, wgmma accumulator layout */", p->frags[i].name,
-			     p->frags[i].regs_per_thread, p->frags[i].name, p->frags[i].wg_rows, p->frags[i].wg_cols);
+		if (p->frags[i].role == ri && p->frags[i].regs_per_thread > 0) {
+			const PlanFrag *f = &p->frags[i];
+			if (f->layout == FRAG_ACC)
+				line(e, "%s %s[%d];   /* frag %s: %lld x %lld per warpgroup, wgmma accumulator layout */", ftype_of(f->dt), f->name,
+				     f->regs_per_thread, f->name, f->wg_rows, f->wg_cols);
+			else
+				line(e, "%s %s[%d];   /* frag %s: %lld %s per warpgroup, %s */", ftype_of(f->dt), f->name, f->regs_per_thread, f->name,
+				     f->layout == FRAG_ROW ? f->wg_rows : f->wg_cols, f->layout == FRAG_ROW ? "rows" : "columns",
+				     f->layout == FRAG_ROW ? "2 rows per thread per 64-row tile" : "columns 8j + 2*(lane%4) + {0,1}");
+		}
 	/* stage/phase registers, one pair per pipeline the role loops over */
 	for (int pi = 0; pi < p->npipes; pi++) {
 		for (int l = 0; l < p->nloops; l++) {
@@ -935,16 +1929,18 @@ static void emit_role(Em *e, Stmt *in)
 	if (p->persistent) {
 		line(e, "for (int cake_tile = blockIdx.x; cake_tile < cake_tiles; cake_tile += gridDim.x) {   /* persistent: walk the tiles */");
 		e->ind++;
-		const char **gv = p->kernel->grid ? p->kernel->grid->grid_vars : NULL;
-		for (int i = 0; i < p->kernel->ndecls; i++)
-			if (p->kernel->decls[i]->kind == D_GRID)
-				gv = p->kernel->decls[i]->grid_vars;
-		const char *div = "";
-		for (int i = 0; i < p->grid_rank; i++) {
-			char *ext = cexpr_p(e, p->grid[i]);
-			if (gv && gv[i])
-				line(e, "const int %s = cake_tile%s %% %s;", gv[i], div, ext);
-			div = arena_printf(&e->c->arena, "%s / %s", div, ext);
+		const Decl *gd = grid_decl_of(p->kernel);
+		const char **gv = gd ? gd->grid_vars : NULL;
+		if (p->group) {
+			emit_raster(e, "cake_tile");
+		} else {
+			const char *div = "";
+			for (int i = 0; i < p->space_rank; i++) {
+				char *ext = cexpr_p(e, p->space[i]);
+				if (gv && gv[i])
+					line(e, "const int %s = cake_tile%s %% %s;", gv[i], div, ext);
+				div = arena_printf(&e->c->arena, "%s / %s", div, ext);
+			}
 		}
 	}
 	emit_list(e, in->body, in->nbody, sc);
@@ -1094,7 +2090,9 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 	line(&e, "\tfence_proxy_async();");
 	line(&e, "}");
 	line(&e, "__syncthreads();");
-	if (!p->persistent) {
+	if (!p->persistent && p->group) {
+		emit_raster(&e, "(int)blockIdx.x");
+	} else if (!p->persistent) {
 		for (int i = 0; i < k->ndecls; i++) {
 			Decl *g = k->decls[i];
 			if (g->kind != D_GRID)
@@ -1121,6 +2119,8 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 		sb_puts(cuda, "min(#SMs, ");
 		lower_expr_c(cuda, p->tiles, k);
 		sb_puts(cuda, ") CTAs (persistent)");
+		if (p->group)
+			sb_printf(cuda, ", tiles in grouped raster order (group %d)", p->group);
 	} else {
 		sb_putc(cuda, '(');
 		for (int i = 0; i < p->grid_rank; i++) {
@@ -1129,6 +2129,8 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 			lower_expr_c(cuda, p->grid[i], k);
 		}
 		sb_putc(cuda, ')');
+		if (p->group)
+			sb_printf(cuda, " (1-D: every tile, in grouped raster order, group %d)", p->group);
 	}
 	sb_puts(cuda, ".\n// Do not edit: change the .cake schedule and rebuild (`cake build --emit=plan` shows the derivation).\n\n");
 	emit_prelude(cuda);
@@ -1137,8 +2139,11 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 			emit_tma_wrapper(cuda, r);
 	for (int f = 0; f < 2; f++)
 		for (int n = 1; n <= 32; n++)
-			if (e.need_n[f][n])
-				emit_wgmma_wrapper(cuda, n * 8, f);
+			for (int v = 0; v < 4; v++)
+				if (e.need_w[f][n] & (1u << v))
+					emit_wgmma_wrapper(cuda, n * 8, f, v & 2, v & 1);
+	if (e.need_red)
+		emit_red_wrappers(cuda);
 	if (debug_hang)
 		emit_debug_helper(cuda);
 	sb_putc(cuda, '\n');

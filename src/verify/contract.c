@@ -69,7 +69,7 @@ static bool dtype_ok(DType a, DType b, DType acc, bool wgmma)
 
 static void not_available(VCtx *v, VStmt *e, const char *what, const char *hint)
 {
-	Diag *d = v_report(v, "CK-HW-011", e->s->span, e->role, NULL, -1, -1,
+	Diag *d = v_report(v, "CK-HW-010", e->s->span, e->role, NULL, -1, -1,
 	                   "%s is not available on target %s", what, target_name(v->tgt));
 	diag_set(&d->condition, "target %s supports %s", target_name(v->tgt), what);
 	diag_set(&d->hint, "%s", hint);
@@ -89,33 +89,15 @@ static void check_matmul(VCtx *v, VStmt *e)
 	const Expr *A, *B;
 	if (!v_matmul_ops(s, &A, &B))
 		return;
-	const char *accn = v_refname(s->dst);
-	int acc = v_frag(v, accn);
-	if (acc < 0 || (v->frags[acc].role >= 0 && v->frags[acc].role != e->role)) {
-		Diag *d = v_report(v, "CK-HW-005", s->span, e->role, accn, -1, -1,
-		                   "the %s accumulator '%s' must be a register fragment of role '%s'",
-		                   insn, accn ? accn : "?", e->role >= 0 ? v->roles[e->role].name : "?");
-		diag_set(&d->condition, "acc is frag owned by the issuing role");
-		diag_set(&d->hint, "declare `frag %s: f32[M, N] in %s`", accn ? accn : "acc",
-		         e->role >= 0 ? v->roles[e->role].name : "ROLE");
-		return;
-	}
+	int acc = v_frag(v, v_refname(s->dst));
+	if (acc < 0)
+		return; /* CK-SEM-027/040 */
 	VFrag *af = &v->frags[acc];
 	DType da, db;
 	long long ad[2], bd[2];
-	bool asm_, bsm;
+	bool asm_, bsm; /* operand placement is sema's CK-SEM-027 */
 	bool aok = operand_info(v, A, &da, ad, &asm_);
 	bool bok = operand_info(v, B, &db, bd, &bsm);
-	if (wg && da != DT_NONE && db != DT_NONE && !bsm) {
-		Diag *d = v_report(v, "CK-HW-005", B->span, e->role, v_refname(B), -1, -1,
-		                   "wgmma reads operand B from shared memory, but '%s' is a register fragment",
-		                   v_refname(B));
-		diag_set(&d->condition, "B operand in smem");
-		diag_set(&d->hint, "stage '%s' through a shared buffer, or swap the operands", v_refname(B));
-	}
-	if (!wg && da != DT_NONE && db != DT_NONE && (asm_ || bsm)) {
-		/* mma.sync reads registers; the lowering loads smem operands with ldmatrix — allowed */
-	}
 	if (da != DT_NONE && db != DT_NONE && !dtype_ok(da, db, af->d->dt, wg)) {
 		Diag *d = v_report(v, "CK-HW-004", s->span, e->role, af->name, -1, -1,
 		                   "%s does not support %s x %s -> %s", insn, dtype_name(da), dtype_name(db),
@@ -134,7 +116,7 @@ static void check_matmul(VCtx *v, VStmt *e)
 	int wgs = e->role >= 0 ? v->roles[e->role].wgs : 1;
 	if (!wg) {
 		if (M % 16 || N % 8 || K % 16) {
-			Diag *d = v_report(v, "CK-HW-013", s->span, e->role, af->name, -1, -1,
+			Diag *d = v_report(v, "CK-HW-012", s->span, e->role, af->name, -1, -1,
 			                   "mma.sync m16n8k16 cannot tile a %lldx%lld accumulator with K=%lld",
 			                   M, N, K);
 			diag_set(&d->condition, "M (%lld) %% 16 == 0 && N (%lld) %% 8 == 0 && K (%lld) %% 16 == 0",
@@ -176,7 +158,7 @@ static void check_matmul(VCtx *v, VStmt *e)
 	bool akm = !at, bkm = bt;
 	if (dtype_size(da) != 2 && (!akm || !bkm)) {
 		const Expr *bad = !akm ? A : B;
-		Diag *d = v_report(v, "CK-HW-006", bad->span, e->role, v_refname(bad), -1, -1,
+		Diag *d = v_report(v, "CK-HW-005", bad->span, e->role, v_refname(bad), -1, -1,
 		                   "operand '%s' is %s, which wgmma supports only for 16-bit types (it is %s)",
 		                   v_refname(bad), kmajor_name(false), dtype_name(da));
 		diag_set(&d->condition, "%s operands are K-major", dtype_name(da));
@@ -207,7 +189,7 @@ static void check_tma(VCtx *v, VStmt *e)
 		return;
 	for (int i = 0; i < n; i++)
 		if (box[i] < 1 || box[i] > 256) {
-			Diag *d = v_report(v, "CK-HW-007", ref->slices[i].span, e->role, p->name, -1, -1,
+			Diag *d = v_report(v, "CK-HW-006", ref->slices[i].span, e->role, p->name, -1, -1,
 			                   "TMA box dimension %d of '%s' is %lld elements; the hardware allows 1..256",
 			                   i, p->name, box[i]);
 			diag_set(&d->condition, "1 <= box[%d] (%lld) <= 256", i, box[i]);
@@ -217,7 +199,7 @@ static void check_tma(VCtx *v, VStmt *e)
 	long long inner = box[n - 1] * sz;
 	int span = m >= 0 ? swizzle_bytes(v->smems[m].d->swizzle) : 0;
 	if (inner % 16 || (span > 0 && inner > span)) {
-		Diag *d = v_report(v, "CK-HW-008", ref->slices[n - 1].span, e->role, smn, -1, -1,
+		Diag *d = v_report(v, "CK-HW-007", ref->slices[n - 1].span, e->role, smn, -1, -1,
 		                   "TMA inner box is %lld B (%lld x %s); it must be a multiple of 16%s",
 		                   inner, box[n - 1], dtype_name(m >= 0 ? v->smems[m].d->dt : p->dt),
 		                   span ? " and at most the swizzle span" : "");
@@ -270,14 +252,14 @@ static void check_strides(VCtx *v)
 		}
 		const char *ext = v_exprstr(v, inner);
 		if (bad && !good) {
-			Diag *d = v_report(v, "CK-HW-009", p->span, use->role, p->name, -1, -1,
+			Diag *d = v_report(v, "CK-HW-008", p->span, use->role, p->name, -1, -1,
 			                   "rows of '%s' are %s x %d B, not a multiple of 16 B, so TMA cannot "
 			                   "address them", p->name, ext, sz);
 			diag_set(&d->condition, "(%s * %d) %% 16 == 0 (fails at %s = %lld)", ext, sz, ext, badval);
 			diag_set(&d->hint, "pad the innermost dimension to a multiple of %d elements", 16 / (sz ? sz : 1));
 			diag_related(d, use->s->span, "TMA on '%s' here", p->name);
 		} else if (bad) {
-			Diag *d = v_report(v, "CK-HW-014", p->span, use->role, p->name, -1, -1,
+			Diag *d = v_report(v, "CK-HW-013", p->span, use->role, p->name, -1, -1,
 			                   "the domain does not prove that rows of '%s' (%s x %d B) are 16-byte "
 			                   "aligned, which TMA requires", p->name, ext, sz);
 			diag_set(&d->condition, "(%s * %d) %% 16 == 0 (fails at %s = %lld)", ext, sz, ext, badval);
@@ -300,7 +282,7 @@ static void check_cp_async(VCtx *v, VStmt *e)
 		return;
 	long long inner = box[n - 1] * dtype_size(p->dt);
 	if (inner % 4) {
-		Diag *d = v_report(v, "CK-HW-010", s->span, e->role, p->name, -1, -1,
+		Diag *d = v_report(v, "CK-HW-009", s->span, e->role, p->name, -1, -1,
 		                   "cp.async moves 4, 8 or 16 B per thread, but the contiguous run of '%s' is "
 		                   "%lld B", p->name, inner);
 		diag_set(&d->condition, "inner_bytes (%lld) %% 4 == 0", inner);
@@ -316,7 +298,7 @@ static void check_cluster(VCtx *v)
 		if (!d0 || d0->kind != D_CLUSTER)
 			continue;
 		if (v->tgt == TGT_SM80) {
-			Diag *d = v_report(v, "CK-HW-011", d0->span, -1, NULL, -1, -1,
+			Diag *d = v_report(v, "CK-HW-010", d0->span, -1, NULL, -1, -1,
 			                   "thread-block clusters are not available on target sm_80");
 			diag_set(&d->condition, "target sm_80 supports clusters");
 			diag_set(&d->hint, "remove the cluster declaration or target sm_90a");
@@ -339,7 +321,7 @@ static void check_cluster(VCtx *v)
 				break;
 		}
 		if (ok && (prod < 1 || prod > 8)) {
-			Diag *d = v_report(v, "CK-HW-012", d0->span, -1, NULL, -1, -1,
+			Diag *d = v_report(v, "CK-HW-011", d0->span, -1, NULL, -1, -1,
 			                   "a cluster of %lld blocks exceeds the portable maximum of 8", prod);
 			diag_set(&d->condition, "1 <= cluster size (%lld) <= 8", prod);
 			diag_set(&d->hint, "use a cluster of at most 8 blocks, e.g. cluster (2, 1)");
@@ -352,7 +334,7 @@ void verify_contract(VCtx *v)
 	if (v->tgt == TGT_SM80) {
 		for (int r = 0; r < v->nroles; r++)
 			if (v->roles[r].d->regs > 0) {
-				Diag *d = v_report(v, "CK-HW-011", v->roles[r].d->span, r, NULL, -1, -1,
+				Diag *d = v_report(v, "CK-HW-010", v->roles[r].d->span, r, NULL, -1, -1,
 				                   "per-role register budgets (setmaxnreg) are not available on "
 				                   "target sm_80");
 				diag_set(&d->condition, "target sm_80 supports setmaxnreg");

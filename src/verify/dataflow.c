@@ -10,11 +10,15 @@
  *
  *   001  wgmma operand swizzle span == bytes of one row of the tile's
  *        contiguous (K for K-major) extent;
- *   002  TMA global dtype == shared dtype (no conversion);
- *   003  TMA box (leading unit dims dropped) == one stage of the buffer;
- *   004  stored region == fragment shape;
- *   005  ring buffers used only inside loops pipelined on their ring;
- *   006  matmul shapes [M,K] @ [K,N] -> [M,N].
+ *   002  the `split` of fragments (which warpgroup holds which rows or
+ *        columns) is traced through element-wise math, row reductions and
+ *        rows()/cols() broadcasts; m-split and n-split values never mix and
+ *        a split value is never assigned to a differently split fragment;
+ *   003  a copy inside a loop advances by exactly its tile length;
+ *   004  a loop walking a tensor dimension from 0 covers all of it.
+ *
+ * Dtype, box shape, store shape, matmul shape and ring placement are
+ * checked by sema (CK-SEM-017, -024, -025, -029, -030) before we run.
  */
 #include "verify_int.h"
 
@@ -62,203 +66,265 @@ static void check_swizzle(VCtx *v, VStmt *e)
 	}
 }
 
-static void check_tma(VCtx *v, VStmt *e)
+/* ---- split consistency (002) ---- */
+
+enum { SPL_ANY = -2, SPL_UNK = -3 };
+
+typedef struct SplitCx {
+	VCtx *v;
+	VStmt *e;
+	bool reported;
+} SplitCx;
+
+static const char *split_word(int s)
 {
-	Stmt *s = e->s;
-	bool load = s->kind == S_TMA_LOAD;
-	const Expr *ref = load ? s->src : s->dst;
-	int m = v_smem(v, v_refname(load ? s->dst : s->src));
-	Decl *p = v_param(v, v_refname(ref));
-	if (m < 0 || !p)
-		return;
-	VSmem *M = &v->smems[m];
-	if (p->dt != M->d->dt) {
-		Diag *d = v_report(v, "CK-DATA-002", s->span, e->role, M->name, -1, M->pipe,
-		                   "TMA copies %s '%s' %s %s buffer '%s' but TMA does not convert types",
-		                   dtype_name(p->dt), p->name, load ? "into" : "from", dtype_name(M->d->dt),
-		                   M->name);
-		diag_set(&d->condition, "dtype(%s) (%s) == dtype(%s) (%s)", p->name, dtype_name(p->dt),
-		         M->name, dtype_name(M->d->dt));
-		diag_set(&d->hint, "declare '%s' as %s (convert in registers if needed)", M->name,
-		         dtype_name(p->dt));
-		diag_related(d, load ? M->d->span : p->span, "'%s' declared here",
-		             load ? M->name : p->name);
-	}
-	VEnv env;
-	venv_sample(v, &env, 0);
-	long long box[8];
-	int n = v_box(v, &env, ref, box, 8);
-	if (n <= 0 || !M->cshape)
-		return;
-	int off = 0;
-	while (n - off > M->rank && box[off] == 1)
-		off++;
-	bool same = n - off == M->rank;
-	for (int i = 0; same && i < M->rank; i++)
-		if (box[off + i] != M->dims[i])
-			same = false;
-	if (same)
-		return;
-	StrBuf bs = {0}, ms = {0};
-	for (int i = off; i < n; i++)
-		sb_printf(&bs, "%s%lld", i > off ? ", " : "", box[i]);
-	for (int i = 0; i < M->rank; i++)
-		sb_printf(&ms, "%s%lld", i ? ", " : "", M->dims[i]);
-	Diag *d = v_report(v, "CK-DATA-003", ref->span, e->role, M->name, -1, M->pipe,
-	                   "TMA box [%s] does not match %s'%s' [%s]", sb_str(&bs),
-	                   M->pipe >= 0 ? "one stage of " : "", M->name, sb_str(&ms));
-	diag_set(&d->condition, "box [%s] == shape(%s) [%s]", sb_str(&bs), M->name, sb_str(&ms));
-	diag_set(&d->hint, "make the slice lengths match '%s' (or reshape the buffer)", M->name);
-	diag_related(d, M->d->span, "'%s' declared here", M->name);
-	sb_free(&bs);
-	sb_free(&ms);
+	return s == SPLIT_M ? "split m" : s == SPLIT_N ? "split n" : "replicated (unsplit)";
 }
 
-static void check_store_shape(VCtx *v, VStmt *e)
+static void split_report(SplitCx *cx, const Expr *at, const char *what, const char *frag)
 {
-	Stmt *s = e->s;
-	if (!s->dst || s->dst->kind != E_INDEX || !s->src)
+	if (cx->reported)
 		return;
-	const Expr *src = s->src;
-	while (src && src->kind == E_CALL && src->nargs == 1 && src->name &&
-	       dtype_from(src->name, (int)strlen(src->name)) != DT_NONE)
-		src = src->args[0];
-	if (!src || src->kind != E_IDENT)
-		return;
-	int f = v_frag(v, src->name);
-	if (f < 0 || !v->frags[f].cshape)
-		return;
-	VFrag *F = &v->frags[f];
-	VEnv env;
-	venv_sample(v, &env, 0);
-	long long box[8];
-	int n;
-	int m = v_smem(v, v_refname(s->dst));
-	if (m >= 0) {
-		n = 0;
-		for (int i = 0; i < s->dst->nslices && n < 8; i++) {
-			const Slice *sl = &s->dst->slices[i];
-			long long x;
-			if (sl->kind == SL_POINT)
-				x = 1;
-			else if (sl->kind == SL_RANGE) {
-				if (!v_eval(v, &env, sl->len, &x))
-					return;
-			} else {
-				if (i >= v->smems[m].rank || v->smems[m].dims[i] < 0)
-					return;
-				x = v->smems[m].dims[i];
-			}
-			box[n++] = x;
+	cx->reported = true;
+	VCtx *v = cx->v;
+	int f = v_frag(v, frag);
+	Diag *d = v_report(v, "CK-DATA-002", at->span, cx->e->role, frag, -1, -1, "%s", what);
+	diag_set(&d->condition, "every operand holds the same rows/columns in each warpgroup of role '%s'",
+	         cx->e->role >= 0 ? v->roles[cx->e->role].name : "?");
+	diag_set(&d->hint, "declare the fragments with the same `split` (row statistics of a `split m` "
+	         "tile are `split m` too)");
+	if (f >= 0)
+		diag_related(d, v->frags[f].d->span, "'%s' is declared %s here", frag,
+		             split_word(v->frags[f].d->split));
+}
+
+static int split_combine(SplitCx *cx, const Expr *at, int a, int b, const char *na, const char *nb)
+{
+	if (a == SPL_UNK || b == SPL_UNK)
+		return SPL_UNK;
+	if (a == SPL_ANY)
+		return b;
+	if (b == SPL_ANY)
+		return a;
+	if (a == b)
+		return a;
+	if (a == SPLIT_NONE)
+		return b;
+	if (b == SPLIT_NONE)
+		return a;
+	char msg[256];
+	snprintf(msg, sizeof msg, "'%s' (%s) and '%s' (%s) hold different parts of the tile in each "
+	         "warpgroup", na ? na : "?", split_word(a), nb ? nb : "?", split_word(b));
+	split_report(cx, at, msg, na ? na : nb ? nb : "?");
+	return SPL_UNK;
+}
+
+static bool is_name(const char *n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(n, *list) == 0)
+			return true;
+	return false;
+}
+
+static int split_of(SplitCx *cx, const Expr *x, const char **name, int depth)
+{
+	VCtx *v = cx->v;
+	*name = NULL;
+	if (!x || depth > 100)
+		return SPL_UNK;
+	static const char *const rowred[] = { "rowsum", "rowmax", "rowmin", "rowargmin", "rowargmax",
+	                                      "topk", NULL };
+	static const char *const elem[] = { "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid",
+	                                    "softplus", "abs", "min", "max", "where", "silu", "relu",
+	                                    "tanh", NULL };
+	const char *n1, *n2;
+	switch (x->kind) {
+	case E_INT:
+	case E_FLOAT:
+	case E_INF:
+	case E_INDEX:
+		return SPL_ANY;
+	case E_IDENT: {
+		int f = v_frag(v, x->name);
+		if (f < 0)
+			return SPL_ANY;
+		*name = x->name;
+		return v->frags[f].d->split;
+	}
+	case E_UNARY:
+		return split_of(cx, x->lhs, name, depth + 1);
+	case E_BINARY: {
+		int a = split_of(cx, x->lhs, &n1, depth + 1);
+		int b = split_of(cx, x->rhs, &n2, depth + 1);
+		*name = n1 ? n1 : n2;
+		return split_combine(cx, x, a, b, n1, n2);
+	}
+	case E_CALL: {
+		if (!x->name)
+			return SPL_UNK;
+		bool cast = dtype_from(x->name, (int)strlen(x->name)) != DT_NONE;
+		if (strcmp(x->name, "rows") == 0 && x->nargs == 1) {
+			int s = split_of(cx, x->args[0], name, depth + 1);
+			return s == SPLIT_M ? SPLIT_M : s == SPL_UNK ? SPL_UNK : SPL_ANY;
 		}
-	} else {
-		n = v_box(v, &env, s->dst, box, 8);
+		if (strcmp(x->name, "cols") == 0 && x->nargs == 1) {
+			int s = split_of(cx, x->args[0], name, depth + 1);
+			if (s == SPLIT_M) {
+				char msg[256];
+				snprintf(msg, sizeof msg, "cols(%s) broadcasts a `split m` row vector along the "
+				         "columns: each warpgroup holds only its own rows of '%s'",
+				         *name ? *name : "?", *name ? *name : "?");
+				split_report(cx, x, msg, *name ? *name : "?");
+				return SPL_UNK;
+			}
+			return s == SPL_UNK ? SPL_UNK : SPL_ANY;
+		}
+		if (is_name(x->name, rowred) && x->nargs >= 1) {
+			int s = split_of(cx, x->args[0], name, depth + 1);
+			return s == SPLIT_M || s == SPLIT_NONE || s == SPL_ANY ? s : SPL_UNK;
+		}
+		if (cast || is_name(x->name, elem)) {
+			int acc = SPL_ANY;
+			const char *an = NULL;
+			for (int i = 0; i < x->nargs; i++) {
+				int s = split_of(cx, x->args[i], &n1, depth + 1);
+				acc = split_combine(cx, x, acc, s, an, n1);
+				if (!an)
+					an = n1;
+			}
+			*name = an;
+			return acc;
+		}
+		return SPL_UNK;
 	}
-	if (n <= 0)
-		return;
-	int off = 0;
-	while (n - off > F->rank && box[off] == 1)
-		off++;
-	bool same = n - off == F->rank;
-	for (int i = 0; same && i < F->rank; i++)
-		if (box[off + i] != F->dims[i])
-			same = false;
-	/* a fragment of one row/col stored as a vector is fine when the element counts agree */
-	if (!same) {
-		long long a = 1, b = 1;
-		for (int i = off; i < n; i++)
-			a *= box[i];
-		for (int i = 0; i < F->rank; i++)
-			b *= F->dims[i];
-		if (a == b && (n - off == 1 || F->rank == 1))
-			same = true;
+	default:
+		return SPL_UNK;
 	}
-	if (same)
-		return;
-	StrBuf bs = {0}, fs = {0};
-	for (int i = off; i < n; i++)
-		sb_printf(&bs, "%s%lld", i > off ? ", " : "", box[i]);
-	for (int i = 0; i < F->rank; i++)
-		sb_printf(&fs, "%s%lld", i ? ", " : "", F->dims[i]);
-	Diag *d = v_report(v, "CK-DATA-004", s->dst->span, e->role, F->name, -1, -1,
-	                   "the region [%s] written here does not match fragment '%s' [%s]", sb_str(&bs),
-	                   F->name, sb_str(&fs));
-	diag_set(&d->condition, "region [%s] == shape(%s) [%s]", sb_str(&bs), F->name, sb_str(&fs));
-	diag_set(&d->hint, "store exactly the fragment's tile (slice lengths %s)", sb_str(&fs));
-	diag_related(d, F->d->span, "fragment '%s' declared here", F->name);
-	sb_free(&bs);
-	sb_free(&fs);
 }
 
-static void check_ring_use(VCtx *v, int i)
+static void check_split(VCtx *v, VStmt *e)
 {
-	VStmt *e = &v->st[i];
-	int ms[10];
-	int n = v_smem_read(v, e->s, ms, 8);
-	int w = v_smem_written(v, e->s);
-	if (w >= 0 && n < 10)
-		ms[n++] = w;
-	for (int q = 0; q < n; q++) {
-		VSmem *M = &v->smems[ms[q]];
-		if (M->pipe < 0 || (e->ploop && e->ppipe == M->pipe))
+	Stmt *s = e->s;
+	if (e->role < 0 || v->roles[e->role].wgs < 2)
+		return;
+	if (s->kind != S_ASSIGN && s->kind != S_STORE && s->kind != S_ATOMIC)
+		return;
+	SplitCx cx = {v, e, false};
+	const char *vn;
+	int vs = split_of(&cx, s->src, &vn, 0);
+	if (s->kind != S_ASSIGN || cx.reported || (vs != SPLIT_M && vs != SPLIT_N))
+		return;
+	for (int i = 0; i < s->nlhs; i++) {
+		const char *tn = v_refname(s->lhs[i]);
+		int f = v_frag(v, tn);
+		if (f < 0 || (int)v->frags[f].d->split == vs)
 			continue;
-		Diag *d;
-		if (!e->ploop)
-			d = v_report(v, "CK-DATA-005", e->s->span, e->role, M->name, -1, M->pipe,
-			             "ring buffer '%s' of pipeline '%s' is used outside a loop pipelined on "
-			             "'%s', so its stage is undefined", M->name, v->pipes[M->pipe].name,
-			             v->pipes[M->pipe].name);
-		else
-			d = v_report(v, "CK-DATA-005", e->s->span, e->role, M->name, -1, M->pipe,
-			             "ring buffer '%s' of pipeline '%s' is used in a loop pipelined on '%s'",
-			             M->name, v->pipes[M->pipe].name, e->ploop->pipe ? e->ploop->pipe : "?");
-		diag_set(&d->condition, "use of %s inside `for ... pipelined %s`", M->name,
-		         v->pipes[M->pipe].name);
-		diag_set(&d->hint, "move the access into the loop pipelined on '%s', or drop `ring` from '%s'",
-		         v->pipes[M->pipe].name, M->name);
-		diag_related(d, M->d->span, "'%s' declared with ring %s", M->name, v->pipes[M->pipe].name);
+		char msg[300];
+		snprintf(msg, sizeof msg, "'%s' is %s but the value assigned to it is %s (from '%s'): each "
+		         "warpgroup computes only its own part", tn, split_word(v->frags[f].d->split),
+		         split_word(vs), vn ? vn : "?");
+		split_report(&cx, s->lhs[i], msg, tn);
+		return;
 	}
 }
 
-static bool op_shape(const VCtx *v, const Expr *e, long long d[2])
+/* ---- tile stride (003) and coverage (004) ---- */
+
+static bool only_names(const VCtx *v, const Expr *x, const char *var)
 {
-	const char *n = v_refname(e);
-	int m = v_smem(v, n), f = v_frag(v, n);
-	const long long *dims;
-	if (m >= 0 && v->smems[m].rank == 2 && v->smems[m].cshape)
-		dims = v->smems[m].dims;
-	else if (f >= 0 && v->frags[f].rank == 2 && v->frags[f].cshape)
-		dims = v->frags[f].dims;
-	else
-		return false;
-	bool t = v_is_transposed(e);
-	d[0] = t ? dims[1] : dims[0];
-	d[1] = t ? dims[0] : dims[1];
+	const char *ids[32];
+	int n = v_idents(x, ids, 32);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ids[i], var) == 0)
+			continue;
+		bool isconst = false;
+		for (int c = 0; c < v->nconsts; c++)
+			if (v->consts[c]->name && strcmp(v->consts[c]->name, ids[i]) == 0)
+				isconst = true;
+		if (!isconst)
+			return false;
+	}
 	return true;
 }
 
-static void check_matmul_shapes(VCtx *v, VStmt *e)
+static bool mentions_gridvar(const VCtx *v, const Expr *x)
 {
-	const Expr *A, *B;
-	if (!v_matmul_ops(e->s, &A, &B))
+	for (int g = 0; g < v->ngridvars; g++)
+		if (x && v_mentions(x, v->gridvars[g]))
+			return true;
+	return false;
+}
+
+static void check_tiles(VCtx *v, int idx)
+{
+	VStmt *e = &v->st[idx];
+	Stmt *s = e->s;
+	const Expr *ref = NULL;
+	if (s->kind == S_TMA_LOAD || s->kind == S_CP_ASYNC || s->kind == S_LOAD)
+		ref = s->src;
+	if (!ref || ref->kind != E_INDEX || e->loop_idx < 0)
 		return;
-	int f = v_frag(v, v_refname(e->s->dst));
-	long long a[2], b[2];
-	if (f < 0 || v->frags[f].rank != 2 || !v->frags[f].cshape || !op_shape(v, A, a) ||
-	    !op_shape(v, B, b))
+	Decl *p = v_param(v, v_refname(ref));
+	if (!p || p->space != SP_GLOBAL)
 		return;
-	VFrag *F = &v->frags[f];
-	if (a[0] == F->dims[0] && b[1] == F->dims[1] && a[1] == b[0])
+	VStmt *L = &v->st[e->loop_idx];
+	Stmt *f = L->s;
+	if (!f->name)
 		return;
-	Diag *d = v_report(v, "CK-DATA-006", e->s->src->span, e->role, F->name, -1, -1,
-	                   "matmul shapes disagree: [%lld, %lld] @ [%lld, %lld] into '%s' [%lld, %lld]",
-	                   a[0], a[1], b[0], b[1], F->name, F->dims[0], F->dims[1]);
-	diag_set(&d->condition, "A [M,K] @ B [K,N] -> acc [M,N]: M %lld==%lld, K %lld==%lld, N %lld==%lld",
-	         a[0], F->dims[0], a[1], b[0], b[1], F->dims[1]);
-	diag_set(&d->hint, a[1] != b[0] && a[1] == b[1] ? "B is stored [N, K]: write it as %s^T" :
-	         "fix the tile shapes so that the inner dimensions and the accumulator agree",
-	         v_refname(B) ? v_refname(B) : "b");
-	diag_related(d, F->d->span, "accumulator '%s' declared here", F->name);
+	VEnv env;
+	v_loop_env(v, &env, 0, idx);
+	long long lo, step = 1;
+	if (!v_eval(v, &env, f->lo, &lo) || (f->step && !v_eval(v, &env, f->step, &step)) || step <= 0)
+		return;
+	for (int i = 0; i < ref->nslices; i++) {
+		const Slice *sl = &ref->slices[i];
+		if (sl->kind != SL_RANGE || !v_mentions(sl->start, f->name))
+			continue;
+		long long s0, s1, len;
+		venv_set(&env, f->name, lo);
+		if (!v_eval(v, &env, sl->start, &s0) || !v_eval(v, &env, sl->len, &len))
+			continue;
+		venv_set(&env, f->name, lo + step);
+		if (!v_eval(v, &env, sl->start, &s1))
+			continue;
+		long long delta = s1 - s0;
+		if (delta != 0 && delta != len) {
+			Diag *d = v_report(v, "CK-DATA-003", sl->span, e->role, p->name, -1, e->ppipe,
+			                   "tile start along dim %d of '%s' advances by %lld per iteration of %s "
+			                   "but the tile is %lld long: %s", i, p->name, delta, f->name, len,
+			                   (delta < 0 ? -delta : delta) < len ? "consecutive tiles overlap" :
+			                   "data between tiles is skipped");
+			diag_set(&d->condition, "start(%s+%lld) - start(%s) (%lld) == length (%lld)", f->name,
+			         step, f->name, delta, len);
+			diag_set(&d->hint, "use `%s * %lld +: %lld` (or change the tile length)", f->name,
+			         len / (step ? step : 1), len);
+			diag_related(d, f->span, "the loop over %s", f->name);
+			continue;
+		}
+		if (delta != len || i >= p->rank || s0 != 0 || !only_names(v, sl->start, f->name) ||
+		    mentions_gridvar(v, f->lo) || mentions_gridvar(v, f->hi) || L->loop_idx >= 0)
+			continue;
+		int ns = v_nsamples(v);
+		for (int q = 0; q < ns; q++) {
+			VEnv e2;
+			v_loop_env(v, &e2, q, e->loop_idx);
+			long long trip, ext;
+			if (!v_trip(v, &e2, f, &trip) || !v_eval(v, &e2, p->shape[i], &ext))
+				continue;
+			if (trip * len == ext)
+				continue;
+			const char *en = v_exprstr(v, p->shape[i]);
+			Diag *d = v_report(v, "CK-DATA-004", f->span, e->role, p->name, -1, e->ppipe,
+			                   "the loop over %s reads %lld x %lld = %lld of the %lld elements of "
+			                   "dim %d of '%s' (%s)", f->name, trip, len, trip * len, ext, i,
+			                   p->name, en);
+			diag_set(&d->condition, "trips (%lld) * tile (%lld) == %s (%lld)", trip, len, en, ext);
+			diag_set(&d->hint, "iterate %s over 0 .. %s / %lld", f->name, en, len);
+			diag_related(d, sl->span, "the tile along that dim");
+			break;
+		}
+	}
 }
 
 void verify_dataflow(VCtx *v)
@@ -269,23 +335,11 @@ void verify_dataflow(VCtx *v)
 		case S_WGMMA:
 			if (v->tgt == TGT_SM90A)
 				check_swizzle(v, e);
-			check_matmul_shapes(v, e);
-			break;
-		case S_MMA:
-			check_matmul_shapes(v, e);
-			break;
-		case S_TMA_LOAD:
-		case S_TMA_STORE:
-			check_tma(v, e);
-			break;
-		case S_STORE:
-		case S_ATOMIC:
-			check_store_shape(v, e);
 			break;
 		default:
 			break;
 		}
-		if (e->role >= 0)
-			check_ring_use(v, i);
+		check_split(v, e);
+		check_tiles(v, i);
 	}
 }

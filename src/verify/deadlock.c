@@ -17,9 +17,10 @@
  * counts the role's pipelined iterations of P so far (continuing across
  * enclosing loops) and S is P's stage count; the wait of round c / S needs
  * c / S + 1 completions. The data producer's first pass over an empty ring
- * is free: a wait on a barrier that no TMA signals, by a role that writes a
- * shared buffer the barrier's arrivers read, needs c / S completions (the
- * "empty" barrier starts free). Non-ring barriers count waits per role.
+ * is free, with the lowering's convention: a ring barrier waited by a role
+ * that writes buffers of the same ring needs only c / S completions (the
+ * "empty" barrier starts free). Non-ring barriers count waits per role and
+ * never start free.
  *
  * Barrier state only grows (completions never decrease), so running every
  * role as far as it can, repeatedly, reaches the one final state of this
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 
 #define MAX_EVENTS 200000   /* per scenario, all roles together */
+#define MAX_STEPS 500000    /* statements visited per scenario, all roles together */
 #define MAX_LEV 3
 
 enum { EV_WAIT, EV_ARRIVE };
@@ -71,6 +73,7 @@ typedef struct Gen {
 	VEnv env;
 	Trace *tr;
 	int *total;
+	long *steps;
 	long long *pcount;      /* per pipeline: iterations so far */
 	int *waits;             /* per barrier: non-ring waits so far */
 	long long *sig_inst;    /* per barrier: loop instance of the last TMA arrive */
@@ -82,6 +85,7 @@ typedef struct Gen {
 	bool *free_start;       /* per barrier for this role */
 	bool fail;
 	char why[256];
+	const char *why_hint;
 	Span why_span;
 } Gen;
 
@@ -102,6 +106,8 @@ static void push(Gen *g, Ev e)
 			g->why_span = NOSPAN;
 			snprintf(g->why, sizeof g->why, "the trace exceeds the step cap of %d events",
 			         MAX_EVENTS);
+			g->why_hint = "the model checker unrolls every loop; this point has too many "
+			              "barrier operations to check";
 		}
 		return;
 	}
@@ -141,6 +147,15 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 	VCtx *v = g->v;
 	if (g->fail)
 		return;
+	if (++*g->steps > MAX_STEPS) {
+		g->fail = true;
+		g->why_span = s->span;
+		snprintf(g->why, sizeof g->why, "the role programs exceed the step cap of %d statements",
+		         MAX_STEPS);
+		g->why_hint = "the model checker unrolls every loop; loops of millions of iterations "
+		              "are not checked at this domain point";
+		return;
+	}
 	int idx = v_stmt_index(v, s);
 	switch (s->kind) {
 	case S_FOR: {
@@ -249,37 +264,22 @@ static void gen_body(Gen *g, Stmt **body, int n, int depth)
 
 /* ---- free-start classification ---- */
 
-static bool role_reads_smem(const VCtx *v, int r, int m)
-{
-	int rd[8];
-	for (int i = 0; i < v->nst; i++) {
-		if (v->st[i].role != r)
-			continue;
-		int n = v_smem_read(v, v->st[i].s, rd, 8);
-		for (int q = 0; q < n; q++)
-			if (rd[q] == m)
-				return true;
-	}
-	return false;
-}
-
+/* The lowering's convention (docs/LOWERING.md, "Starts free"): a ring
+ * barrier waited by a role that writes buffers of the same ring (TMA
+ * destination, cp.async destination or store) is a "slot is free" barrier
+ * whose first wait on each stage passes; every other wait, and every wait on
+ * a non-ring barrier, needs a completed phase. */
 static bool free_start(const VCtx *v, int r, int b)
 {
-	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].s->kind == S_TMA_LOAD && v_bar(v, v->st[i].s->name) == b)
-			return false;
+	int p = v->bars[b].pipe;
+	if (p < 0)
+		return false;
 	for (int i = 0; i < v->nst; i++) {
 		if (v->st[i].role != r)
 			continue;
 		int m = v_smem_written(v, v->st[i].s);
-		if (m < 0)
-			continue;
-		for (int j = 0; j < v->nst; j++) {
-			int a = v->st[j].role;
-			if (a >= 0 && a != r && v->st[j].s->kind == S_ARRIVE && v_bar(v, v->st[j].s->name) == b &&
-			    role_reads_smem(v, a, m))
-				return true;
-		}
+		if (m >= 0 && v->smems[m].pipe == p)
+			return true;
 	}
 	return false;
 }
@@ -331,7 +331,30 @@ static int producers_of(Sim *S, int bar, int *out, int max)
 	return n;
 }
 
-static const char *scenario_str(VCtx *v, int sample)
+/* does role r still have an arrival on bar[stage] at or after its pc? */
+static bool future_arrive(Sim *S, int r, int bar, int stage)
+{
+	Trace *t = &S->tr[r];
+	for (int i = S->pc[r]; i < t->n; i++)
+		if (t->ev[i].kind == EV_ARRIVE && t->ev[i].bar == bar && t->ev[i].stage == stage)
+			return true;
+	return false;
+}
+
+/* env of a domain point: dim d at its idx[d]-th sampled value, grid vars 0 */
+static void point_env(const VCtx *v, VEnv *env, const int *idx)
+{
+	env->n = 0;
+	for (int d = 0; d < v->ndims; d++) {
+		int n = v->ndimvals[d];
+		if (n > 0)
+			venv_set(env, v->dims[d], v->dimvals[d][idx[d] < n ? idx[d] : n - 1]);
+	}
+	for (int g = 0; g < v->ngridvars; g++)
+		venv_set(env, v->gridvars[g], 0);
+}
+
+static const char *scenario_str(VCtx *v, const int *idx)
 {
 	if (v->ndims == 0)
 		return "at the constant trip counts";
@@ -342,14 +365,14 @@ static const char *scenario_str(VCtx *v, int sample)
 			continue;
 		int n = v->ndimvals[d];
 		sb_printf(&b, "%s%s=%lld", d ? ", " : "", v->dims[d],
-		          v->dimvals[d][sample < n ? sample : n - 1]);
+		          v->dimvals[d][idx[d] < n ? idx[d] : n - 1]);
 	}
 	char *r = arena_strdup(v->a, sb_str(&b));
 	sb_free(&b);
 	return r;
 }
 
-static void report_deadlock(Sim *S, int sample)
+static void report_deadlock(Sim *S, const int *idx)
 {
 	VCtx *v = S->v;
 	int start = -1;
@@ -360,7 +383,7 @@ static void report_deadlock(Sim *S, int sample)
 		}
 	if (start < 0)
 		return;
-	int chain[64], n = 0;
+	int chain[64] = {0}, n = 0;
 	bool seen[64] = {0};
 	int r = start;
 	bool cycle = false;
@@ -376,13 +399,15 @@ static void report_deadlock(Sim *S, int sample)
 		Ev *e = &S->tr[r].ev[S->pc[r]];
 		int prods[64];
 		int np = producers_of(S, e->bar, prods, 64);
-		/* choose a blocked producer other than r, prefer one already in the chain */
+		/* choose a blocked producer other than r that would still arrive on this
+		 * barrier stage later in its trace (prefer one already in the chain); a
+		 * producer with no such arrival left cannot unblock r at all */
 		int next = -1;
 		for (int q = 0; q < np; q++)
-			if (prods[q] != r && S->pc[prods[q]] < S->tr[prods[q]].n && seen[prods[q]])
+			if (prods[q] != r && future_arrive(S, prods[q], e->bar, e->stage) && seen[prods[q]])
 				next = prods[q];
 		for (int q = 0; q < np && next < 0; q++)
-			if (prods[q] != r && S->pc[prods[q]] < S->tr[prods[q]].n)
+			if (prods[q] != r && future_arrive(S, prods[q], e->bar, e->stage))
 				next = prods[q];
 		if (next < 0) {
 			starve_bar = e->bar;
@@ -390,6 +415,36 @@ static void report_deadlock(Sim *S, int sample)
 		}
 		r = next;
 	}
+	/* Trim to what matters: for a cycle, only the roles on the cycle, rotated
+	 * so that it starts at a role waiting for data (a TMA-signalled barrier)
+	 * when there is one; for starvation, only the starved role. */
+	if (cycle) {
+		int c = 0;
+		while (c < n && chain[c] != r)
+			c++;
+		int len = n - c, rot = 0;
+		for (int i = 0; i < len; i++) {
+			Ev *e = &S->tr[chain[c + i]].ev[S->pc[chain[c + i]]];
+			bool tma = false;
+			for (int j = 0; j < v->nst && !tma; j++)
+				if (v->st[j].s->kind == S_TMA_LOAD && v_bar(v, v->st[j].s->name) == e->bar)
+					tma = true;
+			if (tma) {
+				rot = i;
+				break;
+			}
+		}
+		int tmp[64] = {0};
+		for (int i = 0; i < len; i++)
+			tmp[i] = chain[c + (rot + i) % len];
+		for (int i = 0; i < len; i++)
+			chain[i] = tmp[i];
+		n = len;
+	} else if (n > 1) {
+		chain[0] = chain[n - 1];
+		n = 1;
+	}
+	start = chain[0];
 	/* build the story */
 	for (int i = 0; i < n; i++) {
 		int ri = chain[i];
@@ -426,14 +481,19 @@ static void report_deadlock(Sim *S, int sample)
 		int prods[64];
 		int np = producers_of(S, starve_bar, prods, 64);
 		long long arr = S->arr[starve_bar * S->maxst + el->stage];
+		bool any_alive = false;
+		for (int q = 0; q < np; q++)
+			if (S->pc[prods[q]] < S->tr[prods[q]].n)
+				any_alive = true;
 		if (np == 0)
 			sb_puts(&story, ", but no role arrives on it in this run");
 		else
-			sb_printf(&story, ", but %s ha%s finished: the phase got %lld of %d arrivals",
-			          np == 1 ? v->roles[prods[0]].name : "all its producers", np == 1 ? "s" : "ve",
-			          arr, v->bars[starve_bar].d->arrivals);
+			sb_printf(&story, ", but %s %s no arrival on it left: the phase got %lld of %d arrivals",
+			          np == 1 ? v->roles[prods[0]].name : "its producers",
+			          any_alive ? (np == 1 ? "has" : "have") : (np == 1 ? "has finished with" :
+			          "have finished with"), arr, v->bars[starve_bar].d->arrivals);
 	}
-	const char *scn = scenario_str(v, sample);
+	const char *scn = scenario_str(v, idx);
 	Stmt *ws = v->st[e0->sidx].s;
 	Diag *d = v_report(v, cycle ? "CK-DEAD-001" : "CK-DEAD-003", ws->span, start, NULL, e0->bar,
 	                   -1, "deadlock %s: %s", scn, sb_str(&story));
@@ -443,11 +503,22 @@ static void report_deadlock(Sim *S, int sample)
 	if (it0)
 		diag_set(&d->iter, "%s", it0);
 	long long c0 = S->comp[e0->bar * S->maxst + e0->stage];
-	diag_set(&d->condition, "completed phases of %s[%d] (%lld) >= %d", v->bars[e0->bar].name,
-	         e0->stage, c0, e0->need);
-	if (cycle) {
+	StrBuf lb = {0};
+	bar_label(&lb, v, e0->bar, e0->stage);
+	diag_set(&d->condition, "completed phases of %s (%lld) >= %d", sb_str(&lb), c0, e0->need);
+	sb_free(&lb);
+	if (cycle && n > 1) {
+		Ev *e1 = &S->tr[chain[1]].ev[S->pc[chain[1]]];
+		diag_set(&d->hint, "role %s must arrive on (or signal) %s before it waits on %s%s, or role "
+		         "%s must arrive on %s before it waits on %s: reorder the handoff",
+		         v->roles[chain[1]].name, v->bars[e0->bar].name, v->bars[e1->bar].name,
+		         n > 2 ? " (and so on around the cycle)" : "", v->roles[chain[0]].name,
+		         v->bars[e1->bar].name, v->bars[e0->bar].name);
+	} else if (cycle) {
 		diag_set(&d->hint, "every role must arrive on what the others wait for before waiting "
 		         "itself: check the order of wait/arrive and the declared arrivals");
+	}
+	if (cycle) {
 		if (n > 1) {
 			Ev *e1 = &S->tr[chain[1]].ev[S->pc[chain[1]]];
 			diag_related(d, v->st[e1->sidx].s->span, "role %s is blocked here on %s",
@@ -456,7 +527,8 @@ static void report_deadlock(Sim *S, int sample)
 			diag_related(d, v->bars[e0->bar].d->span, "barrier '%s' declared here",
 			             v->bars[e0->bar].name);
 		}
-	} else {
+	}
+	if (!cycle) {
 		diag_set(&d->hint, "the producers of '%s' must arrive once per phase the consumers wait "
 		         "for: check trip counts, conditions and the declared arrivals",
 		         v->bars[starve_bar].name);
@@ -467,13 +539,14 @@ static void report_deadlock(Sim *S, int sample)
 }
 
 /* Run one scenario; returns true when a finding was reported. */
-static bool run_sample(VCtx *v, int sample, bool *noted)
+static bool run_sample(VCtx *v, const int *idx, bool *noted)
 {
 	int nr = v->nroles;
 	Sim S = {.v = v};
 	S.tr = xcalloc((size_t)nr + 1, sizeof(Trace));
 	S.pc = xcalloc((size_t)nr + 1, sizeof(int));
 	int total = 0;
+	long steps = 0;
 	bool failed = false, found = false;
 	for (int r = 0; r < nr && !failed; r++) {
 		Stmt *prog = v->roles[r].prog;
@@ -485,6 +558,7 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 		g.role = r;
 		g.tr = &S.tr[r];
 		g.total = &total;
+		g.steps = &steps;
 		g.pcount = xcalloc((size_t)v->npipes + 1, sizeof(long long));
 		g.waits = xcalloc((size_t)v->nbars + 1, sizeof(int));
 		g.sig_inst = xcalloc((size_t)v->nbars + 1, sizeof(long long));
@@ -493,7 +567,7 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 			g.sig_inst[b] = -1;
 			g.free_start[b] = free_start(v, r, b);
 		}
-		venv_sample(v, &g.env, sample);
+		point_env(v, &g.env, idx);
 		/* a persistent CTA runs the role program once per tile; two tiles show the
 		 * phases carried from one tile into the next */
 		for (int tile = 0; tile < (v->persistent ? 2 : 1) && !g.fail; tile++) {
@@ -507,11 +581,12 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 				*noted = true;
 				Diag *d = v_report(v, "CK-DEAD-002", g.why_span.file >= 0 ? g.why_span : prog->span,
 				                   r, NULL, -1, -1, "deadlock check of role '%s' %s not completed: %s",
-				                   v->roles[r].name, scenario_str(v, sample), g.why);
+				                   v->roles[r].name, scenario_str(v, idx), g.why);
 				diag_set(&d->condition, "trip counts and conditions evaluable at the sampled domain "
 				         "points");
-				diag_set(&d->hint, "bound loops by dims, consts and loop variables so the checker can "
-				         "unroll them");
+				diag_set(&d->hint, "%s", g.why_hint ? g.why_hint :
+				         "bound loops and conditions by dims, consts and loop variables so the "
+				         "checker can evaluate them");
 			}
 		}
 		free(g.pcount);
@@ -544,11 +619,12 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 							Stmt *ws = v->st[e->sidx].s;
 							Diag *d = v_report(v, "CK-DEAD-004", ws->span, r, NULL, e->bar, -1,
 							                   "role %s waits on %s[%d] for phase %d %s, but the "
-							                   "barrier has already completed %lld phases, so the "
+							                   "barrier has already completed %lld phase%s, so the "
 							                   "parity bit it tests is ambiguous",
 							                   v->roles[r].name, v->bars[e->bar].name, e->stage,
 							                   e->need > 0 ? (e->need - 1) & 1 : 0,
-							                   scenario_str(v, sample), S.comp[cell]);
+							                   scenario_str(v, idx), S.comp[cell],
+							                   S.comp[cell] == 1 ? "" : "s");
 							d->stage = v->bars[e->bar].pipe >= 0 ? e->stage : -1;
 							d->phase = e->need > 0 ? (e->need - 1) & 1 : 0;
 							const char *it = iter_str(v, e);
@@ -578,7 +654,7 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 			if (S.pc[r] < S.tr[r].n)
 				stuck = true;
 		if (stuck) {
-			report_deadlock(&S, sample);
+			report_deadlock(&S, idx);
 			found = true;
 		}
 		free(S.comp);
@@ -589,6 +665,39 @@ static bool run_sample(VCtx *v, int sample, bool *noted)
 	free(S.tr);
 	free(S.pc);
 	return found;
+}
+
+/* at point idx, does every pipelined loop (with computable bounds) run at
+ * least stages + 2 iterations, and is there at least one such loop? */
+static bool deep_enough(const VCtx *v, const int *idx)
+{
+	bool any = false;
+	for (int i = 0; i < v->nst; i++) {
+		Stmt *s = v->st[i].s;
+		if (s->kind != S_FOR || !s->pipe)
+			continue;
+		int p = v_pipe(v, s->pipe);
+		if (p < 0)
+			continue;
+		VEnv env;
+		point_env(v, &env, idx);
+		int chain[64], n = 0;
+		for (int l = v->st[i].loop_idx; l >= 0 && n < 64; l = v->st[l].loop_idx)
+			chain[n++] = l;
+		for (int q = n - 1; q >= 0; q--) {
+			Stmt *f = v->st[chain[q]].s;
+			long long lo;
+			if (f->name && v_eval(v, &env, f->lo, &lo))
+				venv_set(&env, f->name, lo);
+		}
+		long long t;
+		if (!v_trip(v, &env, s, &t))
+			continue;
+		any = true;
+		if (t < v->pipes[p].stages + 2)
+			return false;
+	}
+	return any;
 }
 
 void verify_deadlock(VCtx *v)
@@ -603,39 +712,46 @@ void verify_deadlock(VCtx *v)
 		diag_set(&d->hint, "check the domain constraints");
 		return;
 	}
-	int samples[3], ns = 0;
 	int total = v_nsamples(v);
-	/* first sample at which every pipelined loop runs >= stages + 2 iterations */
-	int deep = -1;
-	for (int q = 0; q < total && deep < 0; q++) {
-		bool ok = true, any = false;
-		for (int i = 0; i < v->nst && ok; i++) {
-			Stmt *s = v->st[i].s;
-			if (s->kind != S_FOR || !s->pipe)
-				continue;
-			int p = v_pipe(v, s->pipe);
-			if (p < 0)
-				continue;
-			VEnv env;
-			v_loop_env(v, &env, q, i);
-			long long t;
-			if (!v_trip(v, &env, s, &t))
-				continue;
-			any = true;
-			if (t < v->pipes[p].stages + 2)
-				ok = false;
-		}
-		if (ok && any)
-			deep = q;
+	int nd = v->ndims;
+	int *pts = xcalloc((size_t)(3 * (nd + 1)), sizeof(int));
+	int np = 0;
+	int *idx = xcalloc((size_t)nd + 1, sizeof(int));
+	/* the deep point: the first sample index at which every pipelined loop runs
+	 * >= stages + 2 iterations, then every dim that does not need to be that
+	 * large put back to its smallest value */
+	bool found = false;
+	for (int q = 0; q < total && !found; q++) {
+		for (int d = 0; d < nd; d++)
+			idx[d] = q;
+		if (deep_enough(v, idx))
+			found = true;
 	}
-	/* the deep point first: its story shows a wrapped ring; then the domain edges */
-	if (deep >= 0)
-		samples[ns++] = deep;
-	for (int q = 0; q < 2 && q < total; q++)
-		if (q != deep)
-			samples[ns++] = q;
+	if (found) {
+		for (int d = 0; d < nd; d++) {
+			int keep = idx[d];
+			idx[d] = 0;
+			if (!deep_enough(v, idx))
+				idx[d] = keep;
+		}
+		memcpy(&pts[np++ * (nd + 1)], idx, sizeof(int) * (size_t)nd);
+	}
+	/* then the domain edges: the smallest point and the next one */
+	for (int q = 0; q < 2 && q < total; q++) {
+		int *pt = &pts[np * (nd + 1)];
+		for (int d = 0; d < nd; d++)
+			pt[d] = q;
+		bool dup = false;
+		for (int o = 0; o < np; o++)
+			if (!memcmp(&pts[o * (nd + 1)], pt, sizeof(int) * (size_t)nd))
+				dup = true;
+		if (!dup)
+			np++;
+	}
 	bool noted = false;
-	for (int i = 0; i < ns; i++)
-		if (run_sample(v, samples[i], &noted))
+	for (int i = 0; i < np; i++)
+		if (run_sample(v, &pts[i * (nd + 1)], &noted))
 			break;
+	free(pts);
+	free(idx);
 }

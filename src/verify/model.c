@@ -73,12 +73,25 @@ Decl *v_param(const VCtx *v, const char *name)
 	return NULL;
 }
 
+static size_t ptr_hash(const void *p, int cap)
+{
+	uintptr_t x = (uintptr_t)p;
+	x ^= x >> 17;
+	x *= (uintptr_t)0x9E3779B97F4A7C15ull;
+	x ^= x >> 29;
+	return (size_t)x & (size_t)(cap - 1);
+}
+
 int v_stmt_index(const VCtx *v, const Stmt *s)
 {
-	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].s == s)
-			return i;
-	return -1;
+	if (!s || v->sidx_cap == 0)
+		return -1;
+	for (size_t h = ptr_hash(s, v->sidx_cap);; h = (h + 1) & (size_t)(v->sidx_cap - 1)) {
+		if (!v->sidx_key[h])
+			return -1;
+		if (v->sidx_key[h] == s)
+			return v->sidx_val[h];
+	}
 }
 
 bool v_inside(const VCtx *v, int i, int j)
@@ -599,7 +612,7 @@ static bool only_dim(const VCtx *v, const Expr *e, const char *d, bool *mentions
 static void sample_dim(VCtx *v, int di)
 {
 	const char *d = v->dims[di];
-	long long step = 1, start = 1;
+	long long step = 1, start = 1, exact = -1, limit = 20000;
 	Expr *cons[64];
 	int ncons = 0;
 	for (int i = 0; i < v->ndomain; i++) {
@@ -629,16 +642,21 @@ static void sample_dim(VCtx *v, int di)
 			if (lo > start)
 				start = lo;
 		}
-		/* d == c */
+		/* d == c: the only candidate */
 		if (e->kind == E_BINARY && e->op == OP_EQ && is_dim_ident(e->lhs, d) &&
-		    v_eval(v, NULL, e->rhs, &c) && c > start)
-			start = c;
+		    v_eval(v, NULL, e->rhs, &c))
+			exact = c;
+	}
+	if (exact >= 0) {
+		start = exact;
+		step = 1;
+		limit = 1;
 	}
 	long long x = ((start + step - 1) / step) * step;
 	if (x <= 0)
 		x = step;
 	int got = 0;
-	for (long iter = 0; iter < 200000 && got < VSAMPLES && x < (1LL << 40); iter++, x += step) {
+	for (long iter = 0; iter < limit && got < VSAMPLES && x < (1LL << 40); iter++, x += step) {
 		VEnv env = {.n = 0};
 		venv_set(&env, d, x);
 		bool ok = true;
@@ -829,6 +847,18 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 	for (int i = 0; i < list.len; i++)
 		v->st[i] = *(VStmt *)list.data[i];
 	vec_free(&list);
+	v->sidx_cap = 16;
+	while (v->sidx_cap < 2 * v->nst + 2)
+		v->sidx_cap *= 2;
+	v->sidx_key = arena_alloc(v->a, sizeof(Stmt *) * (size_t)v->sidx_cap);
+	v->sidx_val = arena_alloc(v->a, sizeof(int) * (size_t)v->sidx_cap);
+	for (int i = 0; i < v->nst; i++) {
+		size_t h = ptr_hash(v->st[i].s, v->sidx_cap);
+		while (v->sidx_key[h] && v->sidx_key[h] != v->st[i].s)
+			h = (h + 1) & (size_t)(v->sidx_cap - 1);
+		v->sidx_key[h] = v->st[i].s;
+		v->sidx_val[h] = i;
+	}
 }
 
 void vmodel_free(VCtx *v)

@@ -56,52 +56,37 @@ R("CK-BAR-004", CAT_SAFETY, SEV_ERROR, 1, "role waits on a barrier only it arriv
   "A role that waits on a barrier whose only arrivals come from the same role, in the same "
   "phase, waits on itself: the arrive comes after the wait in program order or is redundant. "
   "Models same-role arrive/wait pairs on one barrier with no other producer."),
-R("CK-BAR-005", CAT_SAFETY, SEV_ERROR, 1, "ring barrier used by more than one pipeline",
-  "A ring barrier's stage and phase are derived from the pipelined loop it is used in; using "
-  "it in loops pipelined on two different pipelines (or on a pipeline other than its declared "
-  "ring) makes the derived stage index disagree between roles. Models the pipeline of every "
-  "wait/arrive/signal on ring barriers."),
-R("CK-BAR-006", CAT_SAFETY, SEV_ERROR, 1, "producer and consumer trip counts differ",
+R("CK-BAR-005", CAT_SAFETY, SEV_ERROR, 1, "producer and consumer trip counts differ",
   "The roles that hand off through a pipeline must run the same number of pipelined "
   "iterations; otherwise one side waits for a stage the other never fills or releases. "
   "Compares the trip counts of loops pipelined on the same pipeline across roles, "
   "symbolically when the bounds are structurally equal and at sampled domain points "
   "otherwise. Domain: loop bounds built from constants, dims and enclosing loop variables."),
-R("CK-BAR-007", CAT_SAFETY, SEV_ERROR, 1, "ring barrier used outside its pipelined loop",
-  "A ring barrier means `the current stage' only inside a loop pipelined on its ring; "
-  "waiting, arriving or signalling it elsewhere leaves the stage and phase undefined. Models "
-  "the innermost enclosing pipelined loop of each barrier use."),
-R("CK-BAR-008", CAT_SAFETY, SEV_ERROR, 1, "barrier use disagrees with declared producers/consumers",
-  "The declaration's `producers` and `consumers` lists are what the compiler uses to size and "
-  "initialise the barrier and what readers trust; a role that arrives on (or TMA-signals) a "
-  "barrier without being a declared producer, or waits without being a declared consumer, "
-  "breaks that contract. Models every wait/arrive/signal against the declaration."),
 R("CK-DATA-001", CAT_DATA, SEV_ERROR, 1, "swizzle does not match the wgmma operand row",
   "Traces a shared buffer from the TMA that fills it to the wgmma that reads it. With a K-major "
   "operand the descriptor's swizzle mode must span exactly one row of the tile's K extent "
   "(64 bf16 = 128 B needs 128B swizzle, 32 bf16 = 64 B needs 64B); a mismatch makes the tensor "
   "core read permuted data. Reported at the wgmma with the TMA (producer end) as related span. "
   "Domain: sm_90a wgmma operands in shared memory with constant shapes."),
-R("CK-DATA-002", CAT_DATA, SEV_ERROR, 1, "TMA dtype mismatch",
-  "TMA copies bytes and never converts: the global tensor and the shared buffer at the two ends "
-  "of a TMA load or store must have the same element type. Reported at the TMA statement with "
-  "the other end's declaration as related span."),
-R("CK-DATA-003", CAT_DATA, SEV_ERROR, 1, "TMA box shape differs from the buffer",
-  "The TMA box (the slice lengths of the global reference, leading unit dimensions dropped) must "
-  "equal the shape of one stage of the destination/source shared buffer; otherwise part of the "
-  "buffer is never written (consumers read stale data) or the copy overruns it. Domain: box "
-  "extents that fold to constants."),
-R("CK-DATA-004", CAT_DATA, SEV_ERROR, 1, "stored region shape differs from the fragment",
-  "A `store`/`atomic_add` of a fragment expression into a tile must cover exactly the "
-  "fragment's shape; a smaller region drops results and a larger one writes garbage. Traces "
-  "the fragment (through dtype casts and element-wise math) to its declaration."),
-R("CK-DATA-005", CAT_DATA, SEV_ERROR, 1, "ring buffer used outside its pipeline",
-  "A ring buffer names `the current stage' only inside a loop pipelined on its ring. Reading or "
-  "writing it outside such a loop, or inside a loop pipelined on another pipeline, uses a "
-  "stage index unrelated to the one the producer filled."),
-R("CK-DATA-006", CAT_DATA, SEV_ERROR, 1, "matmul operand shapes disagree",
-  "For `acc (+)= a @ b` the operand shapes (after ^T) must be [M,K] @ [K,N] with the "
-  "accumulator [M,N]. Reported at the matmul with the accumulator declaration as related span."),
+R("CK-DATA-002", CAT_DATA, SEV_ERROR, 1, "fragment split mismatch across warpgroups",
+  "In a role of several warpgroups a fragment declared `split m` (or `split n`) holds a "
+  "different slice of rows (columns) in each warpgroup, while an unsplit fragment is replicated. "
+  "Traces the split through element-wise math, casts, row reductions and rows()/cols() "
+  "broadcasts: combining an m-split value with an n-split one, assigning a split value to a "
+  "replicated or differently split fragment (a warpgroup would hold only its own rows), or "
+  "broadcasting an m-split row vector along columns with cols() mixes data of different "
+  "warpgroups. Domain: fragments of roles with two or more warpgroups."),
+R("CK-DATA-003", CAT_DATA, SEV_ERROR, 1, "loop tile stride differs from the tile length",
+  "A copy inside a loop whose start along one dimension advances with the loop variable must "
+  "advance by exactly the slice length per iteration: a smaller step re-reads overlapping tiles, "
+  "a larger one skips data (typically after changing a tile size in one place only). Compares "
+  "the start at two consecutive iterations with the length, for TMA, cp.async and load."),
+R("CK-DATA-004", CAT_DATA, SEV_ERROR, 1, "loop does not cover the tensor dimension",
+  "A loop that walks a global tensor dimension tile by tile, starting at 0 with the tile length "
+  "as step, must cover the whole extent: trips x tile == extent at every sampled domain point. "
+  "Otherwise part of the reduction dimension is silently dropped (or read out of bounds). "
+  "Domain: starts built from the loop variable and constants only (split-K offsets that "
+  "depend on block coordinates are not judged)."),
 R("CK-DEAD-001", CAT_SAFETY, SEV_ERROR, 1, "deadlock: wait cycle between roles",
   "Model-checks the role programs over mbarrier phase state. Each role is a program counter over "
   "its flattened trace (loops unrolled at concrete trip counts: the smallest domain point, the "
@@ -137,43 +122,112 @@ R("CK-HW-003", CAT_CONTRACT, SEV_ERROR, 1, "wgmma K granularity",
 R("CK-HW-004", CAT_CONTRACT, SEV_ERROR, 1, "wgmma/mma dtype combination",
   "Supported combinations: bf16 x bf16 -> f32, f16 x f16 -> f32 or f16, f8e4m3 x f8e4m3 -> f32 "
   "(wgmma only). Both operands must share one dtype."),
-R("CK-HW-005", CAT_CONTRACT, SEV_ERROR, 1, "wgmma operand location",
-  "wgmma reads B from shared memory (through a descriptor) and A from shared memory or from a "
-  "register fragment of the issuing role; the accumulator is a register fragment of that role."),
-R("CK-HW-006", CAT_CONTRACT, SEV_ERROR, 1, "wgmma operand major-ness",
+R("CK-HW-005", CAT_CONTRACT, SEV_ERROR, 1, "wgmma operand major-ness",
   "A shared operand used as stored ([M,K] for A, b^T of an [N,K] buffer for B) is K-major. The "
   "other orientation is MN-major, which wgmma supports only for 16-bit types; f8 operands must "
   "be K-major."),
-R("CK-HW-007", CAT_CONTRACT, SEV_ERROR, 1, "TMA box extent",
+R("CK-HW-006", CAT_CONTRACT, SEV_ERROR, 1, "TMA box extent",
   "Every TMA box dimension must be between 1 and 256 elements (cuTensorMapEncodeTiled boxDim)."),
-R("CK-HW-008", CAT_CONTRACT, SEV_ERROR, 1, "TMA inner box bytes",
+R("CK-HW-007", CAT_CONTRACT, SEV_ERROR, 1, "TMA inner box bytes",
   "The innermost box extent in bytes must be a multiple of 16 and, for a swizzled shared "
   "buffer, no larger than the swizzle span (128B swizzle: at most 128 bytes)."),
-R("CK-HW-009", CAT_CONTRACT, SEV_ERROR, 1, "global stride alignment",
+R("CK-HW-008", CAT_CONTRACT, SEV_ERROR, 1, "global stride alignment",
   "TMA requires every global stride to be a multiple of 16 bytes: the innermost extent times "
   "the element size must be a multiple of 16 under the domain constraints. Reported when a "
   "constant extent or the domain's modulus constraints prove it false."),
-R("CK-HW-010", CAT_CONTRACT, SEV_ERROR, 1, "cp.async transfer size",
+R("CK-HW-009", CAT_CONTRACT, SEV_ERROR, 1, "cp.async transfer size",
   "cp.async copies 4, 8 or 16 bytes per thread; the innermost contiguous extent of the copy in "
   "bytes must be a multiple of 4. Domain: sm_80 and later."),
-R("CK-HW-011", CAT_CONTRACT, SEV_ERROR, 1, "instruction not available on the target",
+R("CK-HW-010", CAT_CONTRACT, SEV_ERROR, 1, "instruction not available on the target",
   "wgmma, TMA, setmaxnreg (per-role regs), clusters and fence.proxy.async need sm_90a; wgmma "
   "does not exist on sm_100a (tcgen05 replaces it). mma.sync and cp.async are accepted on every "
   "target. The finding names the target."),
-R("CK-HW-012", CAT_CONTRACT, SEV_ERROR, 1, "cluster size",
+R("CK-HW-011", CAT_CONTRACT, SEV_ERROR, 1, "cluster size",
   "A thread-block cluster may hold at most 8 blocks (portable limit), each extent at least 1."),
-R("CK-HW-013", CAT_CONTRACT, SEV_ERROR, 1, "mma.sync tile granularity",
+R("CK-HW-012", CAT_CONTRACT, SEV_ERROR, 1, "mma.sync tile granularity",
   "mma.sync m16n8k16 (bf16/f16) tiles: accumulator rows a multiple of 16, columns a multiple of "
   "8, K a multiple of 16."),
-R("CK-HW-014", CAT_CONTRACT, SEV_NOTE, 1, "global stride alignment not provable",
+R("CK-HW-013", CAT_CONTRACT, SEV_NOTE, 1, "global stride alignment not provable",
   "The domain does not constrain a symbolic innermost extent enough to prove the 16-byte TMA "
-  "stride alignment (CK-HW-009); the runtime check in the launcher will decide. Add a modulus "
+  "stride alignment (CK-HW-008); the runtime check in the launcher will decide. Add a modulus "
   "constraint to the domain."),
+R("CK-LEX-001", CAT_LANGUAGE, SEV_ERROR, 1, "invalid character",
+  "Names and operators are ASCII; a byte or character that starts no token (a non-ASCII "
+  "character outside a comment, `$`, `;`, a control character, a lone `&` or `|`) is "
+  "reported once per run of adjacent bad bytes and skipped, so one stray byte does not hide "
+  "the rest of the file. Models the lexical alphabet of docs/LANGUAGE.md."),
+R("CK-LEX-002", CAT_LANGUAGE, SEV_ERROR, 1, "invalid UTF-8",
+  "Source files must be valid UTF-8, comments included; an invalid byte sequence usually "
+  "means the file was saved in another encoding or is binary. Reported at the first bad "
+  "byte."),
+R("CK-LEX-003", CAT_LANGUAGE, SEV_ERROR, 1, "unterminated block comment",
+  "A `/*` comment that reaches the end of the file swallows everything after it; block "
+  "comments do not nest. Reported at the opening `/*`."),
+R("CK-LEX-004", CAT_LANGUAGE, SEV_ERROR, 1, "NUL byte",
+  "A NUL byte anywhere in the source is rejected: Cake source is text, and NUL would "
+  "silently truncate it for C-string consumers."),
+R("CK-LEX-005", CAT_LANGUAGE, SEV_ERROR, 1, "number literal out of range",
+  "Integer literals must fit in a signed 64-bit value and float literals in a double; "
+  "larger values would be silently wrapped or rounded to infinity."),
+R("CK-LEX-006", CAT_LANGUAGE, SEV_ERROR, 1, "malformed number",
+  "A digit run immediately followed by letters (`12ab`), or a literal too long to be "
+  "meaningful, is malformed; numbers must be separated from names."),
+R("CK-LEX-007", CAT_LANGUAGE, SEV_NOTE, 1, "too many lexical errors",
+  "After 50 lexical errors the lexer stops reporting them (it keeps tokenising), so a "
+  "binary file produces a bounded, readable report."),
+R("CK-LOW-001", CAT_LOWERING, SEV_ERROR, 1, "target not lowered",
+  "Only sm_90a has a lowering; a kernel for sm_80 or sm_100a is checked but refused by "
+  "`cake build` with this error instead of being silently lowered for another architecture."),
+R("CK-LOW-002", CAT_LOWERING, SEV_ERROR, 1, "construct not lowered yet",
+  "The sm_90a lowering does not implement this statement or expression form yet (for "
+  "example tma stores, cp_async, mma, atomic_add, some builtins, scalar expressions reading "
+  "tensors); it refuses rather than emitting wrong code."),
+R("CK-LOW-003", CAT_LOWERING, SEV_ERROR, 1, "launch configuration not lowerable",
+  "The role layout cannot be launched by the sm_90a code generator: warp ranges outside "
+  "0..31, no roles, register budgets that are not whole warpgroups or exceed the register "
+  "file."),
+R("CK-LOW-004", CAT_LOWERING, SEV_ERROR, 1, "shared memory plan too large",
+  "The derived shared-memory plan (buffers, barriers and alignment slack) exceeds 232448 "
+  "bytes per block on sm_90a."),
+R("CK-LOW-005", CAT_LOWERING, SEV_ERROR, 1, "non-constant extent",
+  "Shared buffers, fragments and TMA boxes need constant positive extents to be laid out "
+  "and encoded."),
+R("CK-LOW-006", CAT_LOWERING, SEV_ERROR, 1, "TMA form not lowerable",
+  "A TMA load must copy a slice of a global tensor parameter into a whole shared buffer "
+  "(one stage), with a box of rank 1..5 that fills it exactly."),
+R("CK-LOW-007", CAT_LOWERING, SEV_ERROR, 1, "barrier transaction plan not lowerable",
+  "The per-phase expect_tx plan of a barrier cannot be derived: arrivals outside 1..2^20-1, "
+  "or TMA loads signalling it under an `if` or spread over different loops."),
+R("CK-LOW-008", CAT_LOWERING, SEV_ERROR, 1, "ring/pipeline plan not lowerable",
+  "Ring buffers must name a known pipeline with 1..64 stages, and a ring barrier's TMA "
+  "loads must sit directly in the loop pipelined on its ring."),
+R("CK-LOW-009", CAT_LOWERING, SEV_ERROR, 1, "fragment not lowerable",
+  "A fragment must belong to a known role and have rank 1 or 2 for the sm_90a register "
+  "layout."),
+R("CK-LOW-010", CAT_LOWERING, SEV_ERROR, 1, "grid or cluster not lowerable",
+  "The kernel needs a `grid` with 1..3 extents; clusters of more than one CTA (multicast, "
+  "remote arrivals) are not lowered yet."),
+R("CK-LOW-011", CAT_LOWERING, SEV_ERROR, 1, "store form not lowerable",
+  "Stores are lowered from register fragments into global tiles of matching shape (rank-1 "
+  "stores only from a row-vector fragment covering its rows, f32/i32)."),
+R("CK-LOW-012", CAT_LOWERING, SEV_ERROR, 1, "barrier phase convention conflict",
+  "A ring barrier waited both by a role that writes the ring (its first wait starts free) "
+  "and by one that only reads it (first wait needs a completed phase) cannot be given one "
+  "phase convention."),
+R("CK-LOW-013", CAT_LOWERING, SEV_ERROR, 1, "name collides with generated code",
+  "A kernel, parameter, loop variable or let named like an identifier the CUDA code "
+  "generator emits would shadow it; rename it."),
+R("CK-LOW-014", CAT_LOWERING, SEV_ERROR, 1, "register spills",
+  "NVRTC reports local-memory spills for the generated kernel; `cake build --emit=cubin` "
+  "fails unless --allow-spills, since a spilling schedule is slow and usually mis-sized."),
 R("CK-RACE-001", CAT_SAFETY, SEV_ERROR, 1, "read of a stage before waiting on its full barrier",
   "Read-after-write: inside a pipelined loop, a role that reads a ring buffer (wgmma operand, "
   "load, expression) must first wait, in the same iteration, on a barrier that the buffer's "
   "writer signals after writing (its TMA `signal` barrier or a barrier it arrives on after the "
-  "store). Domain: program order within one iteration of the pipelined loop."),
+  "store). Also reported when that wait exists but starts free under the lowering's convention "
+  "(the reading role itself writes buffers of the ring), so the first pass over each stage "
+  "reads before the data lands. Domain: program order within one iteration of the pipelined "
+  "loop."),
 R("CK-RACE-002", CAT_SAFETY, SEV_ERROR, 1, "stage overwritten without waiting on its empty barrier",
   "Write-after-read: a role that writes a shared buffer inside a loop (TMA load, cp.async, "
   "store) while another role reads it must first wait, in the same iteration, on a barrier that "
@@ -185,7 +239,9 @@ R("CK-RACE-003", CAT_SAFETY, SEV_ERROR, 1, "stage released while a wgmma still r
   "is a race. Domain: program order within the iteration, groups carried across iterations."),
 R("CK-RACE-004", CAT_SAFETY, SEV_ERROR, 1, "shared buffer written by two unordered roles",
   "Two roles that write the same shared buffer must be ordered by a barrier one arrives on and "
-  "the other waits on; otherwise the writes race."),
+  "the other waits on; otherwise the writes race. Writes whose regions fold to constants and "
+  "are disjoint in some dimension (two warpgroups staging their halves of a tile) are "
+  "accepted; TMA writes cover the whole buffer."),
 R("CK-RACE-005", CAT_SAFETY, SEV_ERROR, 1, "generic store read by the async proxy without a fence",
   "A plain `store` to shared memory is a generic-proxy write; TMA stores and wgmma read through "
   "the async proxy. A `fence proxy_async` must come after the store and before the handoff "
@@ -198,11 +254,12 @@ R("CK-RACE-007", CAT_SAFETY, SEV_ERROR, 1, "cross-role read without a handoff",
   "A role that reads a shared buffer written by another role must, before the read in program "
   "order, wait on a barrier that the writer arrives on (or that its TMA signals)."),
 R("CK-RES-001", CAT_CONTRACT, SEV_ERROR, 1, "shared memory exceeds the per-block limit",
-  "Derives the shared-memory layout the lowering will use: buffers in declaration order, "
-  "aligned to 1024 B (128B swizzle), 512 B (64B), 256 B (32B), 128 B (TMA endpoints) or 16 B, "
-  "ring buffers times stages, then 8-byte mbarriers times stages, plus alignment slack for the "
-  "dynamic base. The total must fit the target's per-block limit (sm_90a and sm_100a 227 KB, "
-  "sm_80 163 KB). The finding names the total and the biggest buffers."),
+  "Derives the shared-memory layout the lowering uses: swizzled buffers aligned to 1024 B, "
+  "TMA endpoints and wgmma operands to 128 B, others to 16 B, placed largest alignment first "
+  "(declaration order within), ring buffers times stages, then 8-byte mbarriers times stages, "
+  "plus alignment slack for the 16-byte-aligned dynamic base. The total must fit the target's "
+  "per-block limit (sm_90a and sm_100a 227 KB, sm_80 163 KB). The finding names the total and "
+  "the biggest buffers and suggests a stage count that fits."),
 R("CK-RES-002", CAT_CONTRACT, SEV_ERROR, 1, "register file exceeded",
   "With per-role register budgets, the sum over roles of regs x threads must fit the 65536 "
   "32-bit registers of one SM (one block per SM)."),
@@ -222,15 +279,16 @@ R("CK-RES-007", CAT_CONTRACT, SEV_ERROR, 1, "barrier limits",
 R("CK-RES-008", CAT_CONTRACT, SEV_ERROR, 1, "transaction bytes per phase",
   "An mbarrier's pending transaction count is limited to 2^20-1 bytes per phase; the derived "
   "TMA bytes signalling one barrier per phase must fit."),
-R("CK-RES-009", CAT_CONTRACT, SEV_ERROR, 1, "overlapping role warp ranges",
-  "Each warp belongs to exactly one role: role warp ranges must be disjoint and well-formed."),
-R("CK-RES-010", CAT_CONTRACT, SEV_WARNING, 1, "fragments exceed the role's register budget",
+R("CK-RES-009", CAT_CONTRACT, SEV_WARNING, 1, "fragments exceed the role's register budget",
   "Sums the 32-bit registers per thread that a role's fragments need (elements x size / 4 / "
-  "threads holding them) and compares with the role's `regs`; more means certain spills."),
-R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 1, "accumulator used before initialisation",
-  "`wgmma acc += ...` / `mma acc += ...` accumulates into acc; unless the role first "
-  "initialises it (`acc = 0`, a non-accumulating `wgmma acc = ...`, or a load) it adds to "
-  "garbage registers."),
+  "threads holding them: all the role's threads for a split fragment, one warpgroup's for an "
+  "unsplit one, which every warpgroup replicates) and compares with the role's `regs`; more "
+  "means certain spills (fragment lifetimes are not modelled, so it is a warning)."),
+R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 1, "fragment used before initialisation",
+  "`wgmma acc += ...` / `mma acc += ...` accumulates into acc, and an assignment such as "
+  "`o = o * rows(alpha)` reads its own target; unless the role first initialises the fragment "
+  "(`acc = 0`, a non-accumulating `wgmma acc = ...`, or a load) it computes with garbage "
+  "registers. Tracked in program order per role (loop bodies once, both if branches)."),
 R("CK-SCHED-002", CAT_SCHEDULE, SEV_WARNING, 1, "unused resource",
   "A declared shared buffer, barrier, fragment or pipeline that no statement uses costs "
   "shared memory or registers and usually means a schedule edit was left half done."),
@@ -247,6 +305,225 @@ R("CK-SCHED-006", CAT_SCHEDULE, SEV_NOTE, 1, "loop with zero iterations",
 R("CK-SCHED-007", CAT_SCHEDULE, SEV_WARNING, 1, "non-accumulating matmul inside a loop",
   "`wgmma acc = a @ b` (or mma) overwrites the accumulator; inside a loop whose trip count can "
   "exceed 1, every iteration discards the previous partial sum. Use `+=` after initialising."),
+R("CK-SEM-001", CAT_LANGUAGE, SEV_ERROR, 1, "duplicate name",
+  "Every name in a kernel (param, const, dim, grid coordinate, role, pipeline, smem buffer, "
+  "barrier, fragment) is declared once, and a loop variable or let may not reuse a name "
+  "visible at that point; one name with two meanings makes every later use ambiguous for "
+  "the reader and for the lowering. The finding points at the second declaration with a "
+  "related span at the first; the first stays visible so later uses still resolve. Models "
+  "the kernel's single flat namespace plus block scopes."),
+R("CK-SEM-002", CAT_LANGUAGE, SEV_ERROR, 1, "unknown name",
+  "An identifier (value, barrier, role, pipeline, fragment, tensor) that resolves to "
+  "nothing visible in scope is reported with a \"did you mean 'X'?\" hint chosen by edit "
+  "distance (at most 2) among the visible names of the expected kind. Loop variables exist "
+  "only in their loop body and lets only to the end of their block, so a use outside that "
+  "range is also reported here."),
+R("CK-SEM-003", CAT_LANGUAGE, SEV_ERROR, 1, "wrong kind of name",
+  "A name resolves, but to the wrong kind of thing for its position: `wait acc` (a fragment "
+  "where a barrier is needed), `ring full` (a barrier where a pipeline is needed), a role "
+  "used as a value, a param shape naming a role. The related span shows the declaration; "
+  "the hint suggests a name of the right kind when one is close."),
+R("CK-SEM-004", CAT_LANGUAGE, SEV_ERROR, 1, "not a compile-time constant",
+  "smem and fragment shapes, cluster extents, const values and slice lengths must fold to "
+  "integer constants at compile time (they fix storage sizes, TMA boxes and register "
+  "counts); a dim, grid coordinate or loop variable there, a const that depends on itself, "
+  "or a non-positive extent is an error. Symbolic sizes belong in global param shapes only."),
+R("CK-SEM-005", CAT_LANGUAGE, SEV_ERROR, 1, "invalid constant arithmetic",
+  "A division or modulo by zero, or a shift by a negative amount or by 63 or more, inside "
+  "an expression that sema folds to a constant. Folding uses wrapping 64-bit arithmetic "
+  "otherwise, so the compiler itself has no undefined behaviour."),
+R("CK-SEM-006", CAT_LANGUAGE, SEV_ERROR, 1, "reversed warp range",
+  "A role's inclusive warp range `warps lo..hi` must have lo <= hi. An empty range would "
+  "give a role with no threads whose program can never run."),
+R("CK-SEM-007", CAT_LANGUAGE, SEV_ERROR, 1, "roles share warps",
+  "Two roles whose warp ranges intersect would run two programs on the same warps. The "
+  "finding names both roles and both ranges, with a related span at the earlier role and a "
+  "hint with a free range. (Warpgroup alignment and the total warp budget are hardware "
+  "limits checked by the verifier.)"),
+R("CK-SEM-008", CAT_LANGUAGE, SEV_ERROR, 1, "pipeline without stages",
+  "A pipeline needs at least one stage: ring buffers and ring barriers are replicated "
+  "`stages` times and the stage index is iteration % stages. The parser range-checks the "
+  "literal; sema re-checks because tactics build trees without parsing."),
+R("CK-SEM-009", CAT_LANGUAGE, SEV_ERROR, 1, "split on too low a rank",
+  "`split n` divides a fragment's columns over the role's warpgroups and needs rank >= 2; "
+  "`split m` divides rows and needs rank >= 1 (row statistics such as a softmax max vector "
+  "are split like the accumulator whose rows they describe)."),
+R("CK-SEM-010", CAT_LANGUAGE, SEV_ERROR, 1, "bad domain constraint",
+  "A `domain` constraint must be a boolean expression over symbolic dims and consts (e.g. "
+  "`M % 128 == 0`, `K >= 64`); it describes the shapes a kernel accepts, so it cannot "
+  "mention runtime values such as grid coordinates, roles or loop variables."),
+R("CK-SEM-011", CAT_LANGUAGE, SEV_ERROR, 1, "bad grid extent",
+  "A grid extent must be an integer expression over dims and consts (e.g. `N / 256`); it is "
+  "evaluated on the host before launch from the tensor shapes, so nothing else is "
+  "available. Also used for a param shape extent that is not an integer."),
+R("CK-SEM-012", CAT_LANGUAGE, SEV_ERROR, 1, "grid or cluster rank",
+  "A grid or cluster has 1 to 3 extents (CUDA's x, y, z). (A coordinate-name count that "
+  "differs from the extent count is reported by the parser as CK-SYN-009.)"),
+R("CK-SEM-013", CAT_LANGUAGE, SEV_ERROR, 1, "second grid or cluster",
+  "A kernel has one launch grid and at most one cluster shape; a second `grid` or `cluster` "
+  "declaration is reported with a related span at the first."),
+R("CK-SEM-014", CAT_LANGUAGE, SEV_ERROR, 1, "statement outside a role",
+  "The kernel body holds only `in ROLE { }` blocks: every statement runs in exactly one "
+  "role, so any statement directly at top level has no executing role and no warps to run "
+  "on."),
+R("CK-SEM-015", CAT_LANGUAGE, SEV_ERROR, 1, "second block for a role",
+  "Each role has one program; a second `in ROLE` block for the same role is reported with a "
+  "related span at the first. (A role with no block at all is legal for sema; the verifier "
+  "warns.)"),
+R("CK-SEM-016", CAT_LANGUAGE, SEV_ERROR, 1, "nested role block",
+  "`in ROLE` blocks appear only at the kernel's top level, never inside another role's "
+  "program, a loop or an if. The parser reports the textual case as CK-SYN-010; sema "
+  "re-checks trees built by tactics."),
+R("CK-SEM-017", CAT_LANGUAGE, SEV_ERROR, 1, "ring used outside its pipelined loop",
+  "A ring buffer or ring barrier of pipeline P means \"the current stage of P\", which only "
+  "exists inside a loop `pipelined P` (stage = iteration % stages, phase derived). Any use "
+  "elsewhere has no stage; the finding names the pipeline and points (related span) at the "
+  "`ring P` clause of the declaration."),
+R("CK-SEM-018", CAT_LANGUAGE, SEV_ERROR, 1, "nested pipelining of one pipeline",
+  "Two nested loops pipelined over the same pipeline would give a ring two conflicting "
+  "stage counters. The related span points at the enclosing loop's `pipelined` clause."),
+R("CK-SEM-019", CAT_LANGUAGE, SEV_ERROR, 1, "role listed twice on a barrier",
+  "A role named twice in a barrier's producers or consumers list: arrival accounting and "
+  "ownership are per role, so the repetition is a typo or a miscounted `arrivals`."),
+R("CK-SEM-020", CAT_LANGUAGE, SEV_ERROR, 1, "wait by a non-consumer",
+  "`wait B` is allowed only in a role listed in B's consumers. The declared "
+  "producer/consumer lists are the handoff contract that the verifier's deadlock and race "
+  "models are built on; a wait by an undeclared role is a handoff the contract does not "
+  "describe."),
+R("CK-SEM-021", CAT_LANGUAGE, SEV_ERROR, 1, "arrive by a non-producer",
+  "`arrive B` is allowed only in a role listed in B's producers, for the same reason: "
+  "undeclared arrivals make the declared `arrivals` count meaningless."),
+R("CK-SEM-022", CAT_LANGUAGE, SEV_ERROR, 1, "TMA signal by a non-producer",
+  "`tma ... signal B` contributes an arrival and transaction bytes to B, so the issuing "
+  "role must be one of B's producers."),
+R("CK-SEM-023", CAT_LANGUAGE, SEV_ERROR, 1, "fragment touched by another role",
+  "A register fragment lives in the registers of its owner role's threads; another role can "
+  "neither read nor write it. The finding says who owns it and who touched it, with a "
+  "related span at the `in ROLE` clause of the declaration; data crosses roles through smem "
+  "buffers and barriers."),
+R("CK-SEM-024", CAT_LANGUAGE, SEV_ERROR, 1, "copy shape mismatch",
+  "For tma load/store and cp_async, the global tile's box lengths (points count as 1) and "
+  "the smem buffer's shape must be equal after dropping extents of 1: the copy moves "
+  "exactly one buffer (one stage of a ring). The related span shows the smem declaration."),
+R("CK-SEM-025", CAT_LANGUAGE, SEV_ERROR, 1, "copy dtype mismatch",
+  "TMA, cp.async and `load` move bytes and never convert: source and destination element "
+  "types must be equal. The hint says to declare the destination in the source type and "
+  "convert with a cast in an assignment."),
+R("CK-SEM-026", CAT_LANGUAGE, SEV_ERROR, 1, "bad indexing",
+  "A tensor must be indexed with exactly one slice per dimension; slice lengths must be "
+  "positive; a TMA box needs explicit `start +: len` (or point) slices, not `:`; fragments "
+  "cannot be indexed; ranks above 4 are not supported."),
+R("CK-SEM-027", CAT_LANGUAGE, SEV_ERROR, 1, "wrong operand kind",
+  "The statement needs a different kind of operand: tma/cp_async need a whole smem buffer "
+  "on one side and an indexed global param on the other; load needs an indexed global/smem "
+  "tile and a fragment destination; store/atomic_add need an indexed destination; wgmma's A "
+  "is smem or a fragment (never a transposed fragment) and its B must be smem; mma takes "
+  "smem or fragments."),
+R("CK-SEM-028", CAT_LANGUAGE, SEV_ERROR, 1, "MMA dtypes",
+  "The accumulator of wgmma/mma must be f32 or f16; the A and B operands must have the same "
+  "element type, one of bf16, f16, f8e4m3. (Per-target support of each combination, e.g. "
+  "K-major rules for f8, is the verifier's hardware contract.)"),
+R("CK-SEM-029", CAT_LANGUAGE, SEV_ERROR, 1, "MMA shapes",
+  "With A = a or a^T taken as [M, K] and B = b or b^T as [K, N], the accumulator must be "
+  "[M, N] and the two K extents equal; all three are rank 2. The message prints the "
+  "accumulator and both operand shapes; the hint suggests b^T when b is stored [N, K]."),
+R("CK-SEM-030", CAT_LANGUAGE, SEV_ERROR, 1, "element-wise shape mismatch",
+  "Element-wise operators, min/max/where, assignments and stores need equal shapes (after "
+  "dropping extents of 1 for memory tiles), or a scalar operand, or an explicit broadcast "
+  "rows(v) [M]->[M,N] / cols(v) [N]->[M,N]; there is no implicit broadcasting of vectors, "
+  "so a vector/tile mismatch is always a bug or a missing rows()/cols(). Also covers tuple "
+  "results of the wrong shape and trisolve's row count."),
+R("CK-SEM-031", CAT_LANGUAGE, SEV_ERROR, 1, "implicit conversion",
+  "Cake IR never converts implicitly: mixing two float dtypes (bf16 and f32), a float with "
+  "an integer, or assigning/storing a value whose dtype differs from the target needs an "
+  "explicit cast; the hint names it (e.g. `bf16(...)` for a bf16 destination). Integer "
+  "constants and float literals adapt to the other operand's dtype; integer scalars (loop "
+  "variables, dims, i64 params) widen among themselves."),
+R("CK-SEM-032", CAT_LANGUAGE, SEV_ERROR, 1, "result count",
+  "The number of names on the left of `=` must equal the builtin's result count: "
+  "rowargmin/rowargmax/topk give (values, i32 indices) and must be assigned directly as `v, "
+  "i = f(x)`; everything else gives one value."),
+R("CK-SEM-033", CAT_LANGUAGE, SEV_ERROR, 1, "unknown function",
+  "Calls name builtins only (there are no user functions); an unknown callee, or a declared "
+  "non-function name used as one, is reported with the nearest builtin name as a "
+  "suggestion."),
+R("CK-SEM-034", CAT_LANGUAGE, SEV_ERROR, 1, "shape cannot be inferred",
+  "rows(), cols(), row_idx() and col_idx() take part of their shape from the context (the "
+  "other operand, else the statement's target). Used where no context supplies it, e.g. as "
+  "the argument of a reduction, their shape is unknown; col_idx() also needs a rank-2 "
+  "context."),
+R("CK-SEM-035", CAT_LANGUAGE, SEV_ERROR, 1, "bad builtin argument",
+  "A builtin got the wrong number of arguments or an argument its type rule rejects: a "
+  "non-float argument to exp/log/sigmoid..., a non-rank-2 argument to a row/column "
+  "reduction, tril/triu, trisolve or topk, a non-square L, a non-constant or out-of-range "
+  "cumsum dimension or topk k, a non-bool where() condition, a non-vector rows()/cols() "
+  "argument."),
+R("CK-SEM-036", CAT_LANGUAGE, SEV_ERROR, 1, "operator type",
+  "An operator got operands of the wrong type class: && || ! need bool; % << >> need "
+  "integers; arithmetic and ordering need numbers; loop bounds and slice indices need "
+  "integers; `if` conditions need bool; ^T appears only on wgmma/mma operands."),
+R("CK-SEM-037", CAT_LANGUAGE, SEV_ERROR, 1, "not a value / not a scalar",
+  "Shared-memory buffers and global tensors are not values: a tile must be `load`ed into a "
+  "fragment before arithmetic (a fully point-indexed element is a scalar and is allowed). "
+  "Lets, loop bounds, slice starts and if conditions must be scalars (uniform across the "
+  "role), not fragments."),
+R("CK-SEM-038", CAT_LANGUAGE, SEV_ERROR, 1, "barrier without arrivals",
+  "A barrier must declare at least one arrival per phase; with zero the phase would "
+  "complete immediately and protect nothing. The parser range-checks the literal; sema "
+  "re-checks trees built by tactics."),
+R("CK-SEM-039", CAT_LANGUAGE, SEV_ERROR, 1, "non-positive loop step",
+  "A constant loop step must be positive: loops count upward over the half-open range "
+  "lo..hi, so step 0 never terminates and a negative step never enters."),
+R("CK-SEM-040", CAT_LANGUAGE, SEV_ERROR, 1, "assignment target is not a fragment",
+  "Only register fragments are assigned with `=` (and are the destination of load, wgmma "
+  "and mma); smem and global memory are written with store/tma/cp_async, and lets and loop "
+  "variables are immutable."),
+R("CK-SEM-041", CAT_LANGUAGE, SEV_ERROR, 1, "tile group below 1",
+  "`grid (X, Y) as (bn, bm) group G` visits the tiles in groups of G consecutive rows of the "
+  "second axis (a grouped raster, for L2 reuse of the operand tiles that concurrent CTAs "
+  "share); G counts rows per group, so it must be at least 1. `group 1` is the natural order "
+  "(x fastest); `group 0` would divide by zero in the tile mapping."),
+R("CK-SEM-042", CAT_LANGUAGE, SEV_ERROR, 1, "tile group on a grid that is not 2-D",
+  "The grouped raster maps one linear tile index onto the two block coordinates (x, y) of a "
+  "2-D tile space: a 1-D grid has no second axis to group, and a 3-D grid has no defined "
+  "order for its third axis, so `group` is accepted only on a grid with exactly two extents."),
+R("CK-SYN-001", CAT_LANGUAGE, SEV_ERROR, 1, "unexpected token",
+  "The parser expected a specific token or construct (named in the message with its "
+  "context) and found another; it recovers at the next declaration or statement keyword so "
+  "independent mistakes are all reported."),
+R("CK-SYN-002", CAT_LANGUAGE, SEV_ERROR, 1, "unterminated block",
+  "A `{` without its matching `}` before the end of the file; the message names the line of "
+  "the opening brace."),
+R("CK-SYN-003", CAT_LANGUAGE, SEV_ERROR, 1, "nesting too deep",
+  "Statement or expression nesting deeper than the parser limit (256 levels by default) is "
+  "reported once; it protects the compiler stack against pathological input."),
+R("CK-SYN-004", CAT_LANGUAGE, SEV_ERROR, 1, "file contains no kernel",
+  "A Cake file holds one or more kernels; an empty file (or one with only comments) is an "
+  "error."),
+R("CK-SYN-005", CAT_LANGUAGE, SEV_ERROR, 1, "reserved word used as a name",
+  "Statement and declaration leaders (kernel, role, wait, tma, ...) and the literal `inf` "
+  "cannot be used as names of values, roles, buffers or barriers."),
+R("CK-SYN-006", CAT_LANGUAGE, SEV_ERROR, 1, "unknown keyword value",
+  "An element type, swizzle, target or fence kind outside the fixed vocabulary "
+  "(bf16/f16/f32/f8e4m3/i32/u32/i64/bool; none/32B/64B/128B; sm_90a/sm_80/sm_100a; "
+  "proxy_async/cta/gpu)."),
+R("CK-SYN-007", CAT_LANGUAGE, SEV_ERROR, 1, "literal out of range",
+  "A literal in a declaration clause (warp numbers, regs, stages, arrivals, unroll) is "
+  "outside the range the language allows; the message gives the range."),
+R("CK-SYN-008", CAT_LANGUAGE, SEV_ERROR, 1, "duplicate clause",
+  "An optional clause of a declaration or loop (swizzle, ring, step, pipelined, unroll, "
+  "producers, ...) appears twice."),
+R("CK-SYN-009", CAT_LANGUAGE, SEV_ERROR, 1, "clause count mismatch",
+  "A grid with a different number of extents and coordinate names, or a barrier missing its "
+  "producers, consumers or arrivals clause."),
+R("CK-SYN-010", CAT_LANGUAGE, SEV_ERROR, 1, "role block not at top level",
+  "`in ROLE { }` blocks appear only directly in the kernel body, never nested in a loop, an "
+  "if or another role block."),
+R("CK-SYN-011", CAT_LANGUAGE, SEV_NOTE, 1, "too many syntax errors",
+  "After a bounded number of syntax errors parsing stops with this note, so garbage input "
+  "yields a short report."),
+R("CK-SYN-012", CAT_LANGUAGE, SEV_ERROR, 1, "too many dimensions",
+  "Shapes have at most four extents (MAX_RANK); higher-rank tensors must be reshaped."),
 };
 
 static const int rule_count = (int)NELEM(rule_table);
@@ -288,6 +565,7 @@ const char *rule_cat_name(RuleCat c)
 	case CAT_CONTRACT: return "hardware contract";
 	case CAT_DATA:     return "data consistency";
 	case CAT_SCHEDULE: return "schedule semantics";
+	case CAT_LOWERING: return "lowering";
 	}
 	return "?";
 }
@@ -343,7 +621,7 @@ static void print_markdown(StrBuf *out)
 	          "%d rules.\n\n", verifier_version(), rule_count);
 	sb_puts(out, "Authority: `error` blocks a candidate, `warning` reports, `note` hints.\n\n");
 	static const RuleCat cats[] = { CAT_LANGUAGE, CAT_SAFETY, CAT_CONTRACT, CAT_DATA,
-	                                CAT_SCHEDULE };
+	                                CAT_SCHEDULE, CAT_LOWERING };
 	sb_puts(out, "| ID | Category | Authority | Version | Title |\n");
 	sb_puts(out, "|----|----------|-----------|---------|-------|\n");
 	for (int i = 0; i < rule_count; i++) {

@@ -6,11 +6,14 @@
  * against the target's limits, so that a schedule which cannot launch is
  * rejected with the numbers that make it fail:
  *
- *   - shared memory: buffers in declaration order, each aligned to 1024 B
- *     (128B swizzle), 512 B (64B), 256 B (32B), 128 B (TMA endpoint) or
- *     16 B, ring buffers times stages, then 8-byte mbarriers times stages,
- *     plus alignment slack for the dynamic shared-memory base (which is only
- *     16-byte aligned). sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
+ *   - shared memory: the same plan as the lowering (derive.c): swizzled
+ *     buffers aligned to 1024 B (a safe superset of the 512/256 B the 64B and
+ *     32B patterns need), TMA endpoints and wgmma operands to 128 B, others
+ *     to 16 B; placed largest alignment first, declaration order within,
+ *     each stage rounded up to the alignment, ring buffers times stages;
+ *     then 8-byte mbarriers times stages; plus slack of the largest
+ *     alignment for the dynamic base (only 16-byte aligned by the runtime).
+ *     sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
  *   - registers: regs x threads summed over roles <= 65536; setmaxnreg takes
  *     multiples of 8 in 24..256 and acts per warpgroup.
  *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
@@ -24,7 +27,7 @@
 #define MAX_THREADS 1024
 #define MAX_MBAR_COUNT ((1 << 20) - 1)
 
-static bool smem_is_tma(const VCtx *v, int m)
+static bool smem_is_async(const VCtx *v, int m)
 {
 	for (int i = 0; i < v->nst; i++) {
 		Stmt *s = v->st[i].s;
@@ -32,18 +35,23 @@ static bool smem_is_tma(const VCtx *v, int m)
 			return true;
 		if (s->kind == S_TMA_STORE && v_smem(v, v_refname(s->src)) == m)
 			return true;
+		if (s->kind == S_WGMMA) {
+			int rd[8];
+			int n = v_smem_read(v, s, rd, 8);
+			for (int q = 0; q < n; q++)
+				if (rd[q] == m)
+					return true;
+		}
 	}
 	return false;
 }
 
+/* the alignment derive.c gives a buffer: swizzled 1024, TMA/wgmma 128, else 16 */
 static long long smem_align(const VCtx *v, int m)
 {
-	switch (v->smems[m].d->swizzle) {
-	case SWZ_128B: return 1024;
-	case SWZ_64B: return 512;
-	case SWZ_32B: return 256;
-	default: return smem_is_tma(v, m) ? 128 : 16;
-	}
+	if (v->smems[m].d->swizzle != SWZ_NONE)
+		return 1024;
+	return smem_is_async(v, m) ? 128 : 16;
 }
 
 static int stages_of(const VCtx *v, int pipe)
@@ -58,33 +66,37 @@ static void check_smem(VCtx *v)
 	long long off = 0, maxalign = 16;
 	int big[3] = {-1, -1, -1};
 	long long bigsz[3] = {0, 0, 0};
-	for (int m = 0; m < v->nsmems; m++) {
-		VSmem *s = &v->smems[m];
-		if (s->bytes < 0)
-			continue; /* symbolic shape: sema reports it */
-		long long al = smem_align(v, m);
-		if (al > maxalign)
-			maxalign = al;
-		off = (off + al - 1) / al * al;
-		long long sz = s->bytes * stages_of(v, s->pipe);
-		off += sz;
-		for (int j = 0; j < 3; j++)
-			if (sz > bigsz[j]) {
-				for (int q = 2; q > j; q--) {
-					big[q] = big[q - 1];
-					bigsz[q] = bigsz[q - 1];
+	/* placement as in derive.c: largest alignment first, declaration order within,
+	 * each stage rounded up to the buffer's alignment */
+	for (long long al = 1024; al >= 16; al /= 2) {
+		for (int m = 0; m < v->nsmems; m++) {
+			VSmem *s = &v->smems[m];
+			if (s->bytes < 0 || smem_align(v, m) != al)
+				continue; /* symbolic shape: sema reports it */
+			if (al > maxalign)
+				maxalign = al;
+			off = (off + al - 1) / al * al;
+			long long stride = (s->bytes + al - 1) / al * al;
+			long long sz = stride * stages_of(v, s->pipe);
+			off += sz;
+			for (int j = 0; j < 3; j++)
+				if (sz > bigsz[j]) {
+					for (int q = 2; q > j; q--) {
+						big[q] = big[q - 1];
+						bigsz[q] = bigsz[q - 1];
+					}
+					big[j] = m;
+					bigsz[j] = sz;
+					break;
 				}
-				big[j] = m;
-				bigsz[j] = sz;
-				break;
-			}
+		}
 	}
 	off = (off + 7) / 8 * 8;
 	long long barbytes = 0;
 	for (int b = 0; b < v->nbars; b++)
 		barbytes += 8LL * stages_of(v, v->bars[b].pipe);
 	off += barbytes;
-	long long slack = maxalign > 16 ? maxalign - 16 : 0;
+	long long slack = maxalign > 16 ? maxalign : 0;
 	long long total = off + slack;
 	long long limit = v->tgt == TGT_SM80 ? SMEM_SM80 : SMEM_SM90;
 	if (total <= limit || big[0] < 0)
@@ -131,30 +143,11 @@ static void check_warps(VCtx *v)
 	int maxr = -1;
 	for (int r = 0; r < v->nroles; r++) {
 		VRole *a = &v->roles[r];
-		if (a->lo < 0 || a->hi < a->lo) {
-			Diag *d = v_report(v, "CK-RES-009", a->d->span, r, NULL, -1, -1,
-			                   "role '%s' has an empty or negative warp range %d..%d", a->name,
-			                   a->lo, a->hi);
-			diag_set(&d->condition, "0 <= warp_lo (%d) <= warp_hi (%d)", a->lo, a->hi);
-			diag_set(&d->hint, "write the range as first..last warp, inclusive");
-			continue;
-		}
+		if (a->lo < 0 || a->hi < a->lo)
+			continue; /* CK-SEM-006 */
 		if (a->hi > maxhi) {
 			maxhi = a->hi;
 			maxr = r;
-		}
-		for (int q = 0; q < r; q++) {
-			VRole *b = &v->roles[q];
-			if (b->hi < b->lo || b->lo < 0)
-				continue;
-			if (a->lo <= b->hi && b->lo <= a->hi) {
-				Diag *d = v_report(v, "CK-RES-009", a->d->span, r, NULL, -1, -1,
-				                   "warps %d..%d of role '%s' overlap role '%s' (warps %d..%d)",
-				                   a->lo, a->hi, a->name, b->name, b->lo, b->hi);
-				diag_set(&d->condition, "warps(%s) and warps(%s) disjoint", a->name, b->name);
-				diag_set(&d->hint, "give role '%s' warps starting at %d", a->name, b->hi + 1);
-				diag_related(d, b->d->span, "role '%s' declared here", b->name);
-			}
 		}
 	}
 	if (maxr >= 0 && (maxhi + 1) * 32 > MAX_THREADS) {
@@ -336,7 +329,9 @@ static void check_frag_regs(VCtx *v)
 			long long el = 1;
 			for (int q = 0; q < fr->rank; q++)
 				el *= fr->dims[q];
-			int holders = a->threads;
+			/* a split fragment is spread over every thread of the role; an unsplit one
+			 * is replicated in each warpgroup, i.e. spread over one warpgroup's threads */
+			int holders = fr->d->split != SPLIT_NONE || a->threads < 128 ? a->threads : 128;
 			long long w = (el * dtype_size(fr->d->dt) + 3) / 4;
 			w = (w + holders - 1) / holders;
 			words += w;
@@ -346,7 +341,7 @@ static void check_frag_regs(VCtx *v)
 			}
 		}
 		if (big >= 0 && words > a->d->regs) {
-			Diag *d = v_report(v, "CK-RES-010", v->frags[big].d->span, r, v->frags[big].name, -1, -1,
+			Diag *d = v_report(v, "CK-RES-009", v->frags[big].d->span, r, v->frags[big].name, -1, -1,
 			                   "fragments of role '%s' need %lld registers per thread but the role "
 			                   "has regs %d (largest: '%s', %lld)", a->name, words, a->d->regs,
 			                   v->frags[big].name, bigw);

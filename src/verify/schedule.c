@@ -99,6 +99,25 @@ static void check_roles(VCtx *v)
 
 static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth);
 
+/* a fragment read by expression x before the role initialised it */
+static void uninit_reads(VCtx *v, int r, bool *init, Stmt *s, const Expr *x)
+{
+	const char *ids[64];
+	int n = v_idents(x, ids, 64);
+	for (int i = 0; i < n; i++) {
+		int f = v_frag(v, ids[i]);
+		if (f < 0 || init[f] || v->frags[f].role != r)
+			continue;
+		init[f] = true; /* report once */
+		Diag *d = v_report(v, "CK-SCHED-001", s->span, r, v->frags[f].name, -1, -1,
+		                   "'%s' is read before role '%s' initialises it", v->frags[f].name,
+		                   v->roles[r].name);
+		diag_set(&d->condition, "%s initialised before its first read", v->frags[f].name);
+		diag_set(&d->hint, "initialise it (e.g. `%s = 0`) before this statement", v->frags[f].name);
+		diag_related(d, v->frags[f].d->span, "'%s' declared here", v->frags[f].name);
+	}
+}
+
 static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
 {
 	int f;
@@ -130,6 +149,7 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
 		}
 		return;
 	case S_ASSIGN:
+		uninit_reads(v, r, init, s, s->src);
 		for (int i = 0; i < s->nlhs; i++) {
 			f = v_frag(v, v_refname(s->lhs[i]));
 			if (f >= 0)
@@ -140,6 +160,11 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
 		f = v_frag(v, v_refname(s->dst));
 		if (f >= 0)
 			init[f] = true;
+		return;
+	case S_STORE:
+	case S_ATOMIC:
+	case S_LET:
+		uninit_reads(v, r, init, s, s->src);
 		return;
 	default:
 		return;
@@ -192,8 +217,8 @@ static void check_trips(VCtx *v)
 		if (p >= 0 && v->pipes[p].stages > trip && !warned[p]) {
 			warned[p] = true;
 			Diag *d = v_report(v, "CK-SCHED-003", e->s->span, e->role, NULL, -1, p,
-			                   "pipeline '%s' has %d stages but its loop runs only %lld iterations%s",
-			                   v->pipes[p].name, v->pipes[p].stages, trip, at);
+			                   "pipeline '%s' has %d stages but its loop runs only %lld iteration%s%s",
+			                   v->pipes[p].name, v->pipes[p].stages, trip, trip == 1 ? "" : "s", at);
 			diag_set(&d->condition, "stages (%d) <= trips(%s .. %s) (%lld)", v->pipes[p].stages,
 			         v_exprstr(v, e->s->lo), v_exprstr(v, e->s->hi), trip);
 			diag_set(&d->hint, "use at most %lld stages or a larger minimum in the domain",

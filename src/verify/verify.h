@@ -17,6 +17,7 @@ typedef enum RuleCat {
 	CAT_CONTRACT,   /* hardware contract of the target's instructions and limits */
 	CAT_DATA,       /* data consistency: dtype/shape/swizzle traced through dataflow */
 	CAT_SCHEDULE,   /* schedule semantics: dead code, uninitialised, unused */
+	CAT_LOWERING,   /* the lowering refuses a construct it does not implement (CK-LOW-*) */
 } RuleCat;
 
 typedef struct Rule {

@@ -104,6 +104,7 @@ typedef struct VCtx {
 	const char **gridvars; int ngridvars;
 	bool persistent;                  /* grid persistent: role programs run once per tile */
 	VStmt *st; int nst;
+	const Stmt **sidx_key; int *sidx_val; int sidx_cap;   /* Stmt* -> index hash */
 } VCtx;
 
 /* ---- model.c ---- */
@@ -161,13 +162,20 @@ const char *v_exprstr(const VCtx *v, const Expr *e);
 /* Does role r's program contain a statement of kind kind? */
 bool v_role_uses(const VCtx *v, int r, StmtKind kind);
 
-/* ---- the families ---- */
+/* ---- the families: each runs all its checks on the model, reports every finding ---- */
+/* CK-RES-*: shared memory layout, registers, threads, barrier limits. */
 void verify_resource(VCtx *v);
+/* CK-HW-*: wgmma/mma/TMA/cp.async contracts, target availability, clusters. */
 void verify_contract(VCtx *v);
+/* CK-BAR-*: arrival counts, tx bytes, producers, pipeline trip counts. */
 void verify_barrier(VCtx *v);
+/* CK-RACE-*: RAW/WAR on stages, wgmma in flight, proxy fences, handoffs. */
 void verify_race(VCtx *v);
+/* CK-DATA-*: swizzle vs wgmma, fragment splits, tile strides, loop coverage. */
 void verify_dataflow(VCtx *v);
+/* CK-SCHED-*: initialisation, unused resources, dead roles, trip counts. */
 void verify_schedule(VCtx *v);
+/* CK-DEAD-*: the deadlock model checker. */
 void verify_deadlock(VCtx *v);
 
 /* ---- shared helpers for findings ---- */

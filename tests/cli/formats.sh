@@ -50,7 +50,7 @@ fi
 run check --no-verify "$FIX/ok.cake"
 expect "--no-verify on a clean kernel" 0
 run check --dump=tokens "$FIX/ok.cake"
-expect "--dump=tokens goes to stderr" 0 err "ok.cake:1:1: .*'kernel'"
+expect "--dump=tokens goes to stderr" 0 err "ok.cake:3:1: .*'kernel'"
 [ ! -s "$T/out" ] && ok "--dump keeps stdout clean" || bad "--dump keeps stdout clean" "stdout not empty"
 run check --dump=ast "$FIX/ok.cake"
 expect "--dump=ast" 0 err '^# --dump=ast$' err 'kernel gemm_bf16'
@@ -58,5 +58,34 @@ run check --dump=sema "$FIX/ok.cake"
 expect "--dump=sema" 0 err '^# --dump=sema$' err 'kernel gemm_bf16'
 run check --dump=ast "$FIX/syntax_error.cake"
 expect "--dump=ast on broken input still dumps and reports" 1 err '^# --dump=ast$' out 'error: '
+
+# exit status and summary agree with the findings, for every corpus file
+# (clean, warnings-only and broken alike); one python run checks them all
+nfiles=0
+: >"$T/statuses"
+for f in $(find kernels tests/diag tests/corpus -name '*.cake' | sort); do
+	run check --format=json "$f"
+	sane "json for $f" || continue
+	nfiles=$((nfiles + 1))
+	cp "$T/out" "$T/doc$nfiles.json"
+	echo "$T/doc$nfiles.json $RC $f" >>"$T/statuses"
+done
+inconsistent=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    path, rc, name = line.split()
+    try:
+        d = json.load(open(path, encoding="utf-8"))
+    except ValueError:
+        print(name); continue
+    s = d["summary"]
+    n = {"error": 0, "warning": 0, "note": 0}
+    for x in d["diagnostics"]:
+        n[x["severity"]] += 1
+    ok = s["dropped"] > 0 or (n["error"], n["warning"], n["note"]) == (s["errors"], s["warnings"], s["notes"])
+    if not ok or int(rc) != (1 if s["errors"] > 0 else 0):
+        print(name)' "$T/statuses" 2>&1)
+[ -z "$inconsistent" ] && ok "exit status and summary match the findings ($nfiles files)" ||
+	bad "exit status and summary match the findings" "inconsistent: $inconsistent"
 
 finish

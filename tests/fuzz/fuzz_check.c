@@ -10,7 +10,10 @@
  *
  *   make fuzz
  *   build/fuzz/fuzz_check -max_total_time=660 -max_len=65536 -timeout=10 \
- *       -rss_limit_mb=4096 tests/fuzz/seeds build/fuzz/corpus
+ *       -rss_limit_mb=4096 -dict=tests/fuzz/cake.dict build/fuzz/corpus tests/fuzz/seeds
+ *
+ * (libFuzzer writes new inputs into the FIRST directory, so the scratch
+ * corpus must come before the committed seeds.)
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -234,6 +234,35 @@ static void test_text_empty_and_edges(void **state)
 	src_free(&ss);
 }
 
+static void test_text_multiline_crlf_related(void **state)
+{
+	SourceSet ss = {0};
+	const char src[] = "in load {\r\n  wait full\r\n}\r\n";
+	src_add(&ss, "crlf.cake", src, sizeof src - 1);
+	DiagList dl = {0};
+	/* a span over the whole block: the caret runs to the end of its first line
+	 * (the \r is not part of the line) */
+	Diag *d = diag_add(&dl, "CK-T-001", SEV_WARNING, (Span){0, 1, 1, 0, (int)sizeof src - 1},
+	                   "whole block");
+	diag_related(d, NOSPAN, "no place to show");
+	d = diag_add(&dl, "CK-T-002", SEV_NOTE, (Span){0, 2, 3, 13, 9}, "wait");
+	d->phase = 1;
+	char *t = render_text(&ss, &dl);
+	assert_string_equal(t,
+		"crlf.cake:1:1: warning: whole block [CK-T-001]\n"
+		"in load {\n"
+		"^~~~~~~~~\n"
+		"  = note: no place to show\n"
+		"crlf.cake:2:3: note: wait [CK-T-002]\n"
+		"  wait full\n"
+		"  ^~~~~~~~~\n"
+		"  = phase: 1\n"
+		"0 errors, 1 warning, 1 note\n");
+	free(t);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
 static json_t *parse_json(const char *s)
 {
 	json_error_t err;
@@ -452,6 +481,45 @@ static void test_sarif(void **state)
 	src_free(&ss);
 }
 
+/* SARIF columns stay right when findings come in and out of order, across
+ * lines and UTF-8 (the printer caches its position between findings). */
+static void test_sarif_columns_many(void **state)
+{
+	static const char src[] = "ab \xc3\xa9 cd\nxy\n\xe2\x82\xac\xe2\x82\xac z w\n";
+	static const int offs[] = {0, 3, 6, 9, 10, 12, 13, 20, 22, 1, 21, 7};
+	SourceSet ss = {0};
+	src_add(&ss, "c.cake", src, sizeof src - 1);
+	DiagList dl = {0};
+	for (size_t i = 0; i < NELEM(offs); i++) {
+		int line = 1, ls = 0;
+		for (int k = 0; k < offs[i]; k++)
+			if (src[k] == '\n')
+				line++, ls = k + 1;
+		diag_add(&dl, "CK-T-001", SEV_ERROR, (Span){0, line, offs[i] - ls + 1, offs[i], 1}, "x");
+	}
+	StrBuf b = {0};
+	diag_print_sarif(&b, &ss, &dl, NULL);
+	json_t *j = parse_json(sb_str(&b));
+	json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+	assert_int_equal(json_array_size(res), NELEM(offs));
+	for (size_t i = 0; i < NELEM(offs); i++) {
+		json_t *reg = json_object_get(json_object_get(json_array_get(json_object_get(
+			json_array_get(res, i), "locations"), 0), "physicalLocation"), "region");
+		int ls = offs[i];
+		while (ls > 0 && src[ls - 1] != '\n')
+			ls--;
+		int cp = 0;   /* code points between ls and offs[i] */
+		for (int k = ls; k < offs[i]; k++)
+			cp += ((unsigned char)src[k] & 0xc0) != 0x80;
+		assert_int_equal(json_integer_value(json_object_get(reg, "startColumn")), cp + 1);
+		assert_int_equal(json_integer_value(json_object_get(reg, "byteOffset")), offs[i]);
+	}
+	json_decref(j);
+	sb_free(&b);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,8 +528,10 @@ int main(void)
 		cmocka_unit_test(test_sort_is_stable),
 		cmocka_unit_test(test_text_exact),
 		cmocka_unit_test(test_text_empty_and_edges),
+		cmocka_unit_test(test_text_multiline_crlf_related),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sarif),
+		cmocka_unit_test(test_sarif_columns_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

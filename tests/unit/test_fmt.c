@@ -247,6 +247,71 @@ static void test_comments_kept(void **state)
 	}
 }
 
+/* A comment of each kind inserted at every token boundary of a kernel: the
+ * result still parses cleanly, obeys the round-trip law and keeps the
+ * comment text. */
+static void test_comment_everywhere(void **state)
+{
+	static const char *kernel =
+		"kernel g target sm_90a\n"
+		"  param A: global bf16[M, K]\n"
+		"  grid (M / 128) as (bm)\n"
+		"  role load warps 0..3 regs 40\n"
+		"  pipeline ab stages 2\n"
+		"  smem a: bf16[128, 64] swizzle 128B ring ab\n"
+		"  barrier full ring ab producers load consumers load arrivals 1\n"
+		"{\n"
+		"  in load {\n"
+		"    for k in 0 .. K / 64 pipelined ab {\n"
+		"      if k > 0 { wait full } else if k < 0 { sync } else { fence cta }\n"
+		"      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
+		"    }\n"
+		"  }\n"
+		"}\n";
+	static const char *const comments[] = {"# c1\n", "/* c2 */", "/* c3\n   c3 */", "\n\n# c4\n\n"};
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	Ctx c;
+	size_t len = strlen(kernel);
+	int f = src_add(&ss, "k.cake", kernel, len);
+	ctx_init(&c, &ss, &dl);
+	int n;
+	Token *toks = lex_file(&c, f, &n);
+	int checked = 0;
+	char *buf = malloc(len + 64);
+	for (int i = 0; i < n; i++) {
+		size_t at = (size_t)toks[i].span.off; /* before token i (or at EOF) */
+		if (toks[i].n == 1 && toks[i].p[0] == 'B' && i > 0 && toks[i - 1].kind == T_INT)
+			continue; /* `128B` is one spelling: a comment cannot split it */
+		for (size_t k = 0; k < NELEM(comments); k++) {
+			size_t cl = strlen(comments[k]);
+			memcpy(buf, kernel, at);
+			memcpy(buf + at, comments[k], cl);
+			memcpy(buf + at + cl, kernel + at, len - at);
+			buf[len + cl] = 0;
+			char name[64];
+			snprintf(name, sizeof name, "comment %zu before token %d", k, i);
+			if (!roundtrip(name, buf, len + cl)) {
+				fprintf(stderr, "%s does not parse:\n%s", name, buf);
+				fail();
+			}
+			int nerr;
+			char *out = fmt(buf, len + cl, &nerr);
+			const char *text = k == 0 ? "# c1" : k == 1 ? "/* c2 */" : k == 2 ? "/* c3\n   c3 */" : "# c4";
+			if (!strstr(out, text))
+				fprintf(stderr, "%s lost its comment:\n%s", name, out);
+			assert_non_null(strstr(out, text));
+			free(out);
+			checked++;
+		}
+	}
+	fprintf(stderr, "  [ info ] %d comment placements round-tripped\n", checked);
+	free(buf);
+	ctx_free(&c);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
 /* ---- the corpus walk ---- */
 
 typedef struct Walk {
@@ -307,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_expressions),
 		cmocka_unit_test(test_inline_roundtrips),
 		cmocka_unit_test(test_comments_kept),
+		cmocka_unit_test(test_comment_everywhere),
 		cmocka_unit_test(test_corpus_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,8 @@ static void test_gemm_roles_and_ops(void **state)
 	assert_int_equal(lp->trip, -1);          /* K / 64 is symbolic */
 	assert_string_equal(lp->pipe->name, "ab");
 	assert_null(load->ops[0]->loop);         /* the for itself is at top level */
+	assert_ptr_equal(load->ops[0]->opens, lp);
+	assert_null(load->ops[1]->opens);
 	assert_ptr_equal(load->ops[1]->loop, lp);
 	assert_ptr_equal(load->ops[2]->ploop, lp);
 	assert_true(graph_loop_encloses(lp, load->ops[3]));

@@ -8,8 +8,10 @@
  * 49152 on `full`, arrivals, the starts-free convention, setmaxnreg values,
  * tensor-map boxes innermost first, argument order) and that the generated
  * CUDA holds the key PTX. Variants check the refusals (sm_80 target,
- * clusters, unsupported statements), the persistent grid, the --debug-hang
- * recorder and expression/domain evaluation.
+ * clusters, unsupported statements), the persistent grid, the grouped tile
+ * raster (`group G`: plan, mapping, 1-D launch), the --debug-hang
+ * recorder and expression/domain evaluation; the Flash-KMeans assign checks
+ * fragment math, the row argmin and the non-ring barrier.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,6 +55,123 @@ static const char GEMM[] =
 	"      arrive empty\n"
 	"    }\n"
 	"    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n"
+	"  }\n"
+	"}\n";
+
+static const char ASSIGN[] =
+	"kernel kmeans_assign target sm_90a\n"
+	"  const D = 128\n"
+	"  param X:     global bf16[N, D]\n"
+	"  param Cent:  global bf16[K, D]\n"
+	"  param Cnorm: global f32[K]\n"
+	"  param Out:   global i32[N]\n"
+	"  domain N % 128 == 0, K % 128 == 0, K >= 512\n"
+	"  grid (N / 128) as (bm)\n"
+	"  role load warps 0..3 regs 40\n"
+	"  role dist warps 4..11 regs 232\n"
+	"  pipeline cr stages 4\n"
+	"  smem x0: bf16[128, 64] swizzle 128B\n"
+	"  smem x1: bf16[128, 64] swizzle 128B\n"
+	"  smem c0: bf16[128, 64] swizzle 128B ring cr\n"
+	"  smem c1: bf16[128, 64] swizzle 128B ring cr\n"
+	"  barrier xfull producers load consumers dist arrivals 1\n"
+	"  barrier full  ring cr producers load consumers dist arrivals 1\n"
+	"  barrier empty ring cr producers dist consumers load arrivals 2\n"
+	"  frag s:      f32[128, 128] in dist split m\n"
+	"  frag cn:     f32[128] in dist\n"
+	"  frag tmin:   f32[128] in dist split m\n"
+	"  frag targ:   i32[128] in dist split m\n"
+	"  frag best_d: f32[128] in dist split m\n"
+	"  frag best_i: i32[128] in dist split m\n"
+	"{\n"
+	"  in load {\n"
+	"    tma x0 <- X[bm * 128 +: 128, 0 +: 64] signal xfull\n"
+	"    tma x1 <- X[bm * 128 +: 128, 64 +: 64] signal xfull\n"
+	"    for j in 0 .. K / 128 pipelined cr {\n"
+	"      wait empty\n"
+	"      tma c0 <- Cent[j * 128 +: 128, 0 +: 64] signal full\n"
+	"      tma c1 <- Cent[j * 128 +: 128, 64 +: 64] signal full\n"
+	"    }\n"
+	"  }\n"
+	"  in dist {\n"
+	"    best_d = inf\n"
+	"    best_i = 0\n"
+	"    wait xfull\n"
+	"    for j in 0 .. K / 128 pipelined cr {\n"
+	"      load cn <- Cnorm[j * 128 +: 128]\n"
+	"      wait full\n"
+	"      wgmma s = x0 @ c0^T\n"
+	"      wgmma s += x1 @ c1^T\n"
+	"      wgmma_wait 0\n"
+	"      arrive empty\n"
+	"      s = cols(cn) - 2.0 * s\n"
+	"      tmin, targ = rowargmin(s)\n"
+	"      best_i = where(tmin < best_d, targ + j * 128, best_i)\n"
+	"      best_d = min(best_d, tmin)\n"
+	"    }\n"
+	"    store Out[bm * 128 +: 128] <- best_i\n"
+	"  }\n"
+	"}\n";
+
+/* tests/corpus/good/attn_fwd_causal_d64.cake (comments dropped) */
+static const char ATTN[] =
+	"kernel attn_fwd_causal_d64 target sm_90a\n"
+	"  const D = 64\n"
+	"  param Q:  global bf16[BH, S, D]\n"
+	"  param Kx: global bf16[BH, S, D]\n"
+	"  param V:  global bf16[BH, S, D]\n"
+	"  param O:  global bf16[BH, S, D]\n"
+	"  domain S % 128 == 0, S >= 128\n"
+	"  grid (S / 128, BH) as (bm, bh)\n"
+	"  role load warps 0..3 regs 40\n"
+	"  role attn warps 4..11 regs 232\n"
+	"  pipeline kv stages 3\n"
+	"  smem qs: bf16[128, 64] swizzle 128B\n"
+	"  smem ks: bf16[128, 64] swizzle 128B ring kv\n"
+	"  smem vs: bf16[128, 64] swizzle 128B ring kv\n"
+	"  barrier qfull producers load consumers attn arrivals 1\n"
+	"  barrier full  ring kv producers load consumers attn arrivals 1\n"
+	"  barrier empty ring kv producers attn consumers load arrivals 2\n"
+	"  frag s:     f32[128, 128] in attn split m\n"
+	"  frag p:     bf16[128, 128] in attn split m\n"
+	"  frag o:     f32[128, 64] in attn split m\n"
+	"  frag m:     f32[128] in attn split m\n"
+	"  frag mnew:  f32[128] in attn split m\n"
+	"  frag l:     f32[128] in attn split m\n"
+	"  frag alpha: f32[128] in attn split m\n"
+	"{\n"
+	"  in load {\n"
+	"    tma qs <- Q[bh, bm * 128 +: 128, 0 +: 64] signal qfull\n"
+	"    for j in 0 .. bm + 1 pipelined kv {\n"
+	"      wait empty\n"
+	"      tma ks <- Kx[bh, j * 128 +: 128, 0 +: 64] signal full\n"
+	"      tma vs <- V[bh, j * 128 +: 128, 0 +: 64] signal full\n"
+	"    }\n"
+	"  }\n"
+	"  in attn {\n"
+	"    m = -inf\n"
+	"    l = 0.0\n"
+	"    o = 0.0\n"
+	"    wait qfull\n"
+	"    for j in 0 .. bm + 1 pipelined kv {\n"
+	"      wait full\n"
+	"      wgmma s = qs @ ks^T\n"
+	"      wgmma_wait 0\n"
+	"      s = s * 0.18033688011112042\n"
+	"      if j == bm {\n"
+	"        s = where(col_idx() <= row_idx(), s, -inf)\n"
+	"      }\n"
+	"      mnew = max(m, rowmax(s))\n"
+	"      p = bf16(exp2(s - rows(mnew)))\n"
+	"      alpha = exp2(m - mnew)\n"
+	"      l = l * alpha + rowsum(f32(p))\n"
+	"      o = o * rows(alpha)\n"
+	"      m = mnew\n"
+	"      wgmma o += p @ vs\n"
+	"      wgmma_wait 0\n"
+	"      arrive empty\n"
+	"    }\n"
+	"    store O[bh, bm * 128 +: 128, :] <- bf16(o / rows(l))\n"
 	"  }\n"
 	"}\n";
 
@@ -104,6 +223,29 @@ static char *gemm_with(const char *from, const char *to)
 	strcpy(s + pre, to);
 	strcat(s, at + strlen(from));
 	return s;
+}
+
+/* Replace every occurrence of each from[i] by to[i] in GEMM (malloc'd result). */
+static char *gemm_with_all(const char *const *from, const char *const *to, int n)
+{
+	char *cur = strdup(GEMM);
+	for (int i = 0; i < n; i++) {
+		const char *at;
+		size_t from_off = 0;   /* search after the text already inserted */
+		while ((at = strstr(cur + from_off, from[i])) != NULL) {
+			size_t len = strlen(cur) - strlen(from[i]) + strlen(to[i]) + 1;
+			char *nx = malloc(len);
+			assert_non_null(nx);
+			size_t pre = (size_t)(at - cur);
+			memcpy(nx, cur, pre);
+			strcpy(nx + pre, to[i]);
+			strcat(nx, at + strlen(from[i]));
+			free(cur);
+			cur = nx;
+			from_off = pre + strlen(to[i]);
+		}
+	}
+	return cur;
 }
 
 static bool has_rule(const DiagList *dl, const char *id)
@@ -333,6 +475,129 @@ static void test_persistent(void **state)
 	free(src);
 }
 
+/* The prototype's grouped raster (bench/proto/gemm_sm90.cu, tile_coords) as the
+ * reference for the mapping LANGUAGE.md §4.5 documents and sm90.c emits. */
+static void ref_raster(int t, int tiles_x, int tiles_y, int G, int *x, int *y)
+{
+	int per = G * tiles_x, g = t / per, first = g * G;
+	int gs = tiles_y - first < G ? tiles_y - first : G;
+	int r = t % per;
+	*y = first + r % gs;
+	*x = r / gs;
+}
+
+static long long dim_eval(const Kernel *k, const Expr *e, long long M, long long N, long long K)
+{
+	long long dv[8], v = -1;
+	for (int i = 0; i < k->ndims && i < 8; i++)
+		dv[i] = strcmp(k->dims[i], "M") == 0 ? M : strcmp(k->dims[i], "N") == 0 ? N : K;
+	assert_true(eval_expr(e, k, dv, &v));
+	return v;
+}
+
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *q = s; (q = strstr(q, needle)); q++)
+		n++;
+	return n;
+}
+
+static void test_grouped_raster(void **state)
+{
+	/* the mapping: a bijection of the tile space, G rows of y per group, y fastest
+	 * inside a group, a short last group; G = 1 is the natural order */
+	static const int shapes[][3] = {{32, 64, 16}, {32, 64, 8}, {4, 2, 16}, {12, 10, 4}, {7, 9, 1}, {3, 5, 5}};
+	for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+		int tx = shapes[c][0], ty = shapes[c][1], G = shapes[c][2];
+		char *seen = calloc((size_t)(tx * ty), 1);
+		assert_non_null(seen);
+		for (int t = 0; t < tx * ty; t++) {
+			int x, y;
+			ref_raster(t, tx, ty, G, &x, &y);
+			assert_true(x >= 0 && x < tx && y >= 0 && y < ty);
+			assert_int_equal(seen[y * tx + x], 0);
+			seen[y * tx + x] = 1;
+			if (G == 1) {
+				assert_int_equal(x, t % tx);
+				assert_int_equal(y, t / tx);
+			}
+		}
+		free(seen);
+	}
+	int x, y;
+	ref_raster(1, 32, 64, 16, &x, &y);   /* second tile: next row of the group, same column */
+	assert_int_equal(x, 0);
+	assert_int_equal(y, 1);
+	ref_raster(16, 32, 64, 16, &x, &y);  /* after 16 rows: next column */
+	assert_int_equal(x, 1);
+	assert_int_equal(y, 0);
+	ref_raster(12 * 8 + 3, 12, 10, 4, &x, &y);   /* third group has 2 rows of 10 */
+	assert_int_equal(y, 8 + 3 % 2);
+	assert_int_equal(x, 3 / 2);
+
+	/* non-persistent: a 1-D launch over every tile, coordinates from blockIdx.x */
+	char *src = gemm_with("as (bn, bm)\n", "as (bn, bm) group 16\n");
+	Fx f;
+	fx_open(&f, src);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_int_equal(p->group, 16);
+	assert_int_equal(p->grid_rank, 1);
+	assert_null(p->grid[1]);
+	assert_int_equal(p->space_rank, 2);
+	assert_int_equal(dim_eval(f.k, p->grid[0], 8192, 8192, 8192), 32 * 64);
+	assert_int_equal(dim_eval(f.k, p->grid[0], 256, 512, 64), 2 * 2);
+	assert_int_equal(dim_eval(f.k, p->space[0], 8192, 1024, 8192), 4);
+	assert_int_equal(dim_eval(f.k, p->space[1], 8192, 1024, 8192), 64);
+	StrBuf pl = {0};
+	plan_print(&pl, p);
+	const char *ps = sb_str(&pl);
+	assert_non_null(strstr(ps, "  grid       (N / 256 * (M / 128))\n"));
+	assert_non_null(strstr(ps, "  tiles      (N / 256, M / 128) as (bn, bm), t = blockIdx.x\n"));
+	assert_non_null(strstr(ps, "  raster     grouped, group 16:"));
+	assert_non_null(strstr(ps, "bm = first + r % gs; bn = r / gs"));
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *s = sb_str(&cu);
+	assert_non_null(strstr(s, "// gemm.cake:6: grid (N / 256, M / 128) as (bn, bm) group 16  -- grouped raster"));
+	assert_non_null(strstr(s, "const int cake_grp_tiles = 16 * (N / 256);"));
+	assert_non_null(strstr(s, "const int cake_first = (int)blockIdx.x / cake_grp_tiles * 16;"));
+	assert_non_null(strstr(s, "const int cake_gs = (M / 128) - cake_first < 16 ? (M / 128) - cake_first : 16;"));
+	assert_non_null(strstr(s, "const int cake_r = (int)blockIdx.x % cake_grp_tiles;"));
+	assert_non_null(strstr(s, "const int bm = cake_first + cake_r % cake_gs;"));
+	assert_non_null(strstr(s, "const int bn = cake_r / cake_gs;"));
+	assert_null(strstr(s, "blockIdx.y"));
+	/* the coordinates are bound before any role uses them */
+	const char *bind = strstr(s, "const int bn = cake_r / cake_gs;"), *use = strstr(s, "bm * 128");
+	assert_true(bind && use && bind < use);
+	sb_free(&cu);
+	sb_free(&pl);
+	fx_close(&f);
+	free(src);
+
+	/* persistent: the tile loop of every role decodes cake_tile the same way */
+	const char *from[] = {"grid (", "as (bn, bm)\n"};
+	const char *to[] = {"grid persistent (", "as (bn, bm) group 8\n"};
+	src = gemm_with_all(from, to, 2);
+	fx_open(&f, src);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_true(p->persistent);
+	assert_int_equal(p->group, 8);
+	assert_int_equal(p->grid_rank, 1);
+	assert_int_equal(dim_eval(f.k, p->tiles, 4096, 4096, 4096), 16 * 32);
+	cu = (StrBuf){0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	s = sb_str(&cu);
+	assert_int_equal(count_of(s, "const int cake_first = cake_tile / cake_grp_tiles * 8;"), 2);
+	assert_int_equal(count_of(s, "const int bm = cake_first + cake_r % cake_gs;"), 2);
+	assert_null(strstr(s, "cake_tile % (N / 256)"));
+	sb_free(&cu);
+	fx_close(&f);
+	free(src);
+}
+
 static void test_refuse_sm80(void **state)
 {
 	char *src = gemm_with("target sm_90a", "target sm_80");
@@ -369,8 +634,8 @@ static void test_refuse_cluster(void **state)
 
 static void test_refuse_unlowered_statement(void **state)
 {
-	/* element-wise math on the accumulator is not lowered yet: a clear CK-LOW-002 */
-	char *src = gemm_with("    store C", "    acc = acc * 2.0\n    store C");
+	/* a triangular mask on the accumulator is not lowered yet: a clear CK-LOW-002 */
+	char *src = gemm_with("    store C", "    acc = tril(acc)\n    store C");
 	Fx f;
 	fx_open(&f, src);   /* valid Cake IR: sema accepts it */
 	Plan *p = derive_plan(&f.c, f.k);
@@ -421,6 +686,168 @@ static void test_eval(void **state)
 	fx_close(&f);
 }
 
+/* The Flash-KMeans assign: fragment math in the accumulator layout, a row
+ * argmin with quad shuffles, row/column vectors, a non-ring barrier. */
+static void test_kmeans_assign(void **state)
+{
+	Fx f;
+	fx_open(&f, ASSIGN);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	int s = plan_frag_index(p, "s"), cn = plan_frag_index(p, "cn"), bi = plan_frag_index(p, "best_i");
+	assert_true(s >= 0 && cn >= 0 && bi >= 0);
+	assert_int_equal(p->frags[s].layout, FRAG_ACC);
+	assert_int_equal(p->frags[s].regs_per_thread, 64);     /* 64 x 128 per warpgroup */
+	assert_int_equal(p->frags[cn].layout, FRAG_COL);
+	assert_int_equal(p->frags[cn].regs_per_thread, 32);    /* 128 columns / 4 lanes */
+	assert_int_equal(p->frags[bi].layout, FRAG_ROW);
+	assert_int_equal(p->frags[bi].regs_per_thread, 2);     /* rows l/4 and l/4 + 8 */
+	int xfull = plan_barrier_index(p, "xfull");
+	assert_int_equal(p->barriers[xfull].count, 1);
+	assert_int_equal(p->barriers[xfull].tx_bytes, 32768);
+	assert_false(p->barriers[xfull].starts_free);
+	assert_int_equal(p->barriers[plan_barrier_index(p, "full")].tx_bytes, 32768);
+	/* args: two maps, then the directly accessed tensors in declaration order, then dims */
+	assert_int_equal(p->args[0].kind, ARG_TMAP);
+	assert_int_equal(p->args[2].kind, ARG_PTR);
+	assert_string_equal(p->args[2].name, "Cnorm");
+	assert_string_equal(p->args[3].name, "Out");
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+		"mbar_arrive_expect_tx(bar_xfull, 32768u);",
+		"mbar_wait(bar_xfull, xfull_phase);",
+		"kk_ > 0 ? 1 : 0",                               /* s = x0 @ c0^T overwrites */
+		"s[a_] = (cn[2 * j_ + e_] - (2.0f * s[a_]));",   /* cols() broadcast */
+		"__shfl_xor_sync(0xffffffffu, v_, o_)",
+		"if (w_ < v_ || (w_ == v_ && iw_ < ix_))",        /* lowest index on ties */
+		"best_d[r_] = fminf(best_d[r_], tmin[r_]);",
+		"best_i[r_] = ((tmin[r_] < best_d[r_]) ? (targ[r_] + (j * 128)) : best_i[r_]);",
+		"if (lane_ % 4u == 0u) {",
+		"float cn[32];",
+		"int best_i[2];",
+	};
+	for (size_t i = 0; i < NELEM(must); i++) {
+		if (!strstr(t, must[i]))
+			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
+		assert_non_null(strstr(t, must[i]));
+	}
+	sb_free(&cu);
+	fx_close(&f);
+}
+
+/* 64B swizzle: rows of 32 bf16, SBO = 8 x 64 B, layout 2, two K steps. */
+static void test_swizzle_64B(void **state)
+{
+	static const char *const from[] = {"bf16[128, 64] swizzle 128B", "bf16[256, 64] swizzle 128B", "k * 64 +: 64", "K / 64", "K % 64 == 0"};
+	static const char *const to[] = {"bf16[128, 32] swizzle 64B", "bf16[256, 32] swizzle 64B", "k * 32 +: 32", "K / 32", "K % 32 == 0"};
+	char *src = gemm_with_all(from, to, 5);
+	Fx f;
+	fx_open(&f, src);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	int a = plan_buffer_index(p, "a");
+	assert_int_equal(p->buffers[a].desc_sbo, 512);
+	assert_int_equal(p->buffers[a].desc_layout, 2);
+	assert_int_equal(p->buffers[a].bytes_per_stage, 8192);
+	assert_int_equal(p->tmaps[0].box[0], 32);
+	assert_int_equal(p->tmaps[0].swizzle, SWZ_64B);
+	assert_int_equal(p->barriers[plan_barrier_index(p, "full")].tx_bytes, 8192 + 16384);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	assert_non_null(strstr(sb_str(&cu), "wgmma_desc(b_base_ + kk_ * 32u, 16u, 512u, 2u)"));
+	assert_non_null(strstr(sb_str(&cu), "for (int kk_ = 0; kk_ < 2; ++kk_)"));
+	sb_free(&cu);
+	fx_close(&f);
+	free(src);
+}
+
+/* A swizzled ring buffer read into registers (the TMA swizzle undone per 16-byte
+ * chunk), a nested row reduction, and a row-vector expression stored to a vector. */
+static void test_smem_load_and_row_store(void **state)
+{
+	static const char *const from[] = {"  frag acc: f32[128, 256] in mma split m\n", "      wait full\n",
+	                                   "    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n", "  param C: global bf16[M, N]\n"};
+	static const char *const to[] = {"  frag acc: f32[128, 256] in mma split m\n  frag xa: bf16[128, 64] in mma split m\n  frag xn: f32[128] in mma split m\n",
+	                                 "      wait full\n      load xa <- a[:, :]\n      xn = xn + rowsum(f32(xa) * f32(xa))\n",
+	                                 "    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n    store R[bm * 128 +: 128] <- max(xn, 0.0)\n",
+	                                 "  param C: global bf16[M, N]\n  param R: global f32[M]\n"};
+	char *src = gemm_with_all(from, to, 4);
+	char *src2 = malloc(strlen(src) + 32);
+	assert_non_null(src2);
+	/* initialise xn before the loop */
+	const char *at = strstr(src, "    acc = 0\n");
+	assert_non_null(at);
+	size_t pre = (size_t)(at - src);
+	memcpy(src2, src, pre);
+	strcpy(src2 + pre, "    xn = 0.0\n");
+	strcat(src2, at);
+	Fx f;
+	fx_open(&f, src2);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_int_equal(p->frags[plan_frag_index(p, "xn")].layout, FRAG_ROW);
+	assert_int_equal(p->frags[plan_frag_index(p, "xa")].regs_per_thread, 32);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"const u32 so_ = o_ ^ (((o_ >> 7) & 7u) << 4);   /* 128B swizzle */",
+		"const u32 base_ = smem_a + 16384u * ab_stage;",
+		"xa[a_] = bf16lo_f32(v_);",
+		"float red0_[2];",
+		"xn[r_] = (xn[r_] + red0_[r_]);",
+		"dst_[(r_ / 2) * 64 + (r_ % 2) * 8] = (float)(fmaxf(xn[r_], 0.0f));",
+	};
+	for (size_t i = 0; i < NELEM(must); i++) {
+		if (!strstr(t, must[i]))
+			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
+		assert_non_null(strstr(t, must[i]));
+	}
+	sb_free(&cu);
+	fx_close(&f);
+	free(src);
+	free(src2);
+}
+
+/* Attention: P kept in registers as the A operand of the second wgmma (its
+ * accumulator layout packed to bf16 pairs), V read N-major (trans-b), a causal
+ * mask from row_idx()/col_idx(), rank-3 tensors with a point index. */
+static void test_attention(void **state)
+{
+	Fx f;
+	fx_open(&f, ATTN);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_int_equal(p->tmaps[0].rank, 3);
+	assert_int_equal(p->tmaps[0].box[0], 64);
+	assert_int_equal(p->tmaps[0].box[1], 128);
+	assert_int_equal(p->tmaps[0].box[2], 1);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+		"}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;",           /* register A, trans-b */
+		"pack_bf16x2(pa_[0], pa_[1]), pack_bf16x2(pa_[2], pa_[3]), pack_bf16x2(pa_[4], pa_[5]), pack_bf16x2(pa_[6], pa_[7]),",
+		"wgmma_desc(b_base_ + kk_ * 2048u, 0u, 1024u, 1u)",   /* 16 rows of 128 B per K step */
+		"cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",
+		"(8 * j_ + 2 * (int)(threadIdx.x % 4u) + e_) <= ((int)role_wg * 64 + (int)(warp % 4u) * 16",
+		"p[a_] = round_bf16(",
+		"for (int j = 0; j < (bm + 1); j += 1) {",
+		"*(u32 *)o_ = pack_bf16x2(v_[0], v_[1]);",
+	};
+	for (size_t i = 0; i < NELEM(must); i++) {
+		if (!strstr(t, must[i]))
+			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
+		assert_non_null(strstr(t, must[i]));
+	}
+	sb_free(&cu);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,11 +855,16 @@ int main(void)
 		cmocka_unit_test(test_gemm_cuda),
 		cmocka_unit_test(test_debug_hang),
 		cmocka_unit_test(test_persistent),
+		cmocka_unit_test(test_grouped_raster),
 		cmocka_unit_test(test_refuse_sm80),
 		cmocka_unit_test(test_refuse_cluster),
 		cmocka_unit_test(test_refuse_unlowered_statement),
 		cmocka_unit_test(test_smem_limit),
 		cmocka_unit_test(test_eval),
+		cmocka_unit_test(test_kmeans_assign),
+		cmocka_unit_test(test_swizzle_64B),
+		cmocka_unit_test(test_smem_load_and_row_store),
+		cmocka_unit_test(test_attention),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

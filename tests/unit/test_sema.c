@@ -404,6 +404,42 @@ static void test_sm80_clean(void **state)
 	fx_free(f);
 }
 
+/* A const used in a param shape before its declaration is not a dim; dims
+ * come from any identifier of a shape expression; extents of 1 are dropped
+ * on both sides of a store. */
+static const char DIMS[] =
+	"kernel t4 target sm_90a\n"
+	"  param A: global bf16[M, HD]\n"
+	"  param B: global bf16[M * 2, L]\n"
+	"  const HD = 64\n"
+	"  role w warps 0..3\n"
+	"  frag x: bf16[1, HD] in w\n"
+	"  domain L >= HD\n"
+	"  grid (M) as (r)\n"
+	"{\n"
+	"  in w {\n"
+	"    load x <- A[r, 0 +: HD]\n"
+	"    store B[r * 2 +: 1, 0 +: 64] <- x\n"
+	"  }\n"
+	"}\n";
+
+static void test_dims_and_drop1(void **state)
+{
+	(void)state;
+	Fx *f = compile(DIMS);
+	if (f->dl.n)
+		dump(f);
+	assert_int_equal(f->dl.n, 0);
+	Kernel *k = f->p->kernels[0];
+	assert_int_equal(k->ndims, 2);
+	assert_string_equal(k->dims[0], "M");
+	assert_string_equal(k->dims[1], "L");
+	assert_int_equal(sema_lookup(k, "HD")->kind, SYM_CONST);
+	assert_int_equal(k->params[0]->shape[1]->cval, 64);
+	assert_true(k->params[0]->shape[1]->is_const);
+	fx_free(f);
+}
+
 /* ---- negative: one per rule ---- */
 
 static void test_001_duplicate_decl(void **state)
@@ -914,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_clean),
 		cmocka_unit_test(test_math_clean),
 		cmocka_unit_test(test_sm80_clean),
+		cmocka_unit_test(test_dims_and_drop1),
 		cmocka_unit_test(test_001_duplicate_decl),
 		cmocka_unit_test(test_001_let_shadows_gridvar),
 		cmocka_unit_test(test_001_loopvar_shadows_loopvar),

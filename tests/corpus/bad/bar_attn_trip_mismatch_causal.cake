@@ -1,4 +1,4 @@
-# expect: CK-BAR-006
+# expect: CK-BAR-005
 # Causal attention: the consumer stops at the diagonal (bm + 1 tiles) while the producer still
 # streams all S/128 tiles.
 kernel attn_fwd target sm_90a

@@ -1,4 +1,4 @@
-# expect: CK-BAR-006
+# expect: CK-BAR-005
 # Peeled the last K step out of the consumer loop (K/64 - 1 iterations) but not out of the producer
 # loop.
 kernel gemm_bf16 target sm_90a

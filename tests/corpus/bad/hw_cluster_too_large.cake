@@ -1,4 +1,4 @@
-# expect: CK-HW-012
+# expect: CK-HW-011
 # Cluster of 4x4 blocks for TMA multicast: the portable cluster limit is 8 blocks.
 kernel gemm_bf16 target sm_90a
   param A: global bf16[M, K]

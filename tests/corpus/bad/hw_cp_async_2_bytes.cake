@@ -1,4 +1,4 @@
-# expect: CK-HW-010
+# expect: CK-HW-009
 # sm_80 kernel copying one bf16 element per row with cp.async: 2-byte transfers are not supported
 # (4, 8 or 16).
 kernel gather_col target sm_80

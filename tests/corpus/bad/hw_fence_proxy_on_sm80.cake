@@ -1,4 +1,4 @@
-# expect: CK-HW-011
+# expect: CK-HW-010
 # Ampere GEMM with a Hopper-style fence proxy_async left in after the cp.async copies.
 kernel gemm_sm80 target sm_80
   param A: global bf16[M, K]

@@ -1,4 +1,4 @@
-# expect: CK-HW-006
+# expect: CK-HW-005
 # FP8 GEMM with B stored [K, N] and used without ^T (MN-major): wgmma supports MN-major only for
 # 16-bit types.
 kernel gemm_fp8_kn target sm_90a

@@ -1,4 +1,4 @@
-# expect: CK-HW-014
+# expect: CK-HW-013
 # Dropped the K % 64 constraint from the domain: nothing proves that rows of A and B are 16-byte
 # aligned.
 kernel gemm_bf16 target sm_90a

@@ -1,4 +1,4 @@
-# expect: CK-HW-013
+# expect: CK-HW-012
 # sm_80 GEMM with a 120-row accumulator tile: mma.sync m16n8k16 tiles need rows in multiples of 16.
 kernel gemm_sm80 target sm_80
   param A: global bf16[M, K]

@@ -1,4 +1,4 @@
-# expect: CK-HW-007
+# expect: CK-HW-006
 # B tile of 320 rows loaded as one TMA box: box dimensions are limited to 256.
 kernel gemm_bf16 target sm_90a
   param A: global bf16[M, K]

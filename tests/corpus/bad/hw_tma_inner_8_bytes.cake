@@ -1,4 +1,4 @@
-# expect: CK-HW-008
+# expect: CK-HW-007
 # Bias vector loaded two f32 at a time through TMA: an 8-byte inner box is not a multiple of 16
 # bytes.
 kernel bias_add target sm_90a

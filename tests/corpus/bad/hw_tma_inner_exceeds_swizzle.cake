@@ -1,4 +1,4 @@
-# expect: CK-HW-008
+# expect: CK-HW-007
 # K tile widened to 128 bf16 (256 B rows) under a 128B swizzle: the inner TMA box may span at most
 # 128 bytes.
 kernel gemm_bf16 target sm_90a

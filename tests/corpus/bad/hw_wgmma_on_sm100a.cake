@@ -1,4 +1,4 @@
-# expect: CK-HW-011
+# expect: CK-HW-010
 # Hopper GEMM retargeted to sm_100a: Blackwell has no wgmma (tcgen05 replaces it).
 kernel gemm_bf16 target sm_100a
   param A: global bf16[M, K]

@@ -1,4 +1,4 @@
-# expect: CK-HW-011
+# expect: CK-HW-010
 # Hopper GEMM retargeted to sm_80 without changing the instructions: wgmma, TMA and setmaxnreg do
 # not exist there.
 kernel gemm_bf16 target sm_80

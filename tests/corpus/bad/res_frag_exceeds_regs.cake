@@ -1,4 +1,4 @@
-# expect: CK-RES-010
+# expect: CK-RES-009
 # Dropped to one consumer warpgroup but kept the 128x256 f32 accumulator: 256 registers per thread
 # of accumulator alone.
 kernel gemm_bf16 target sm_90a

@@ -2,15 +2,15 @@
 # Loads a 256x256 panel eight times per phase on one barrier: 8 x 128 KB of transaction bytes
 # exceeds the 2^20-1 limit.
 kernel panel_loader target sm_90a
-  param A: global bf16[M, K]
-  param C: global f32[M]
-  domain M % 256 == 0, K % 2048 == 0, K >= 2048
+  param A: global bf16[M, 2048]
+  param C: global bf16[M, 256]
+  domain M % 256 == 0
   grid (M / 256) as (bm)
-  role load warps 0..3 regs 40
-  role red  warps 4..7 regs 232
+  role load warps 0..3
+  role red  warps 4..7
   smem a: bf16[256, 256]
   barrier full producers load consumers red arrivals 1
-  frag r: f32[256] in red
+  frag t: bf16[256, 256] in red
 {
   in load {
     tma a <- A[bm * 256 +: 256, 0 +: 256] signal full
@@ -24,7 +24,7 @@ kernel panel_loader target sm_90a
   }
   in red {
     wait full
-    r = rowsum(f32(a))
-    store C[bm * 256 +: 256] <- r
+    load t <- a[:, :]
+    store C[bm * 256 +: 256, 0 +: 256] <- t
   }
 }

@@ -2,14 +2,14 @@
 # Q tile of 128 rows loaded once; K and V tiles of 128 keys stream through a 2-stage ring with
 # separate full barriers so QKᵀ starts before V lands. Online softmax in log2 units: running
 # row max m, running row sum l, rescale of the output accumulator by exp2(m_old − m_new).
-# Shape domain: S % 128 == 0, S >= 128, D == 64.
+# Shape domain: S % 128 == 0, S >= 256, D == 64.
 kernel attn_fwd_d64 target sm_90a
   const D = 64
   param Q:  global bf16[BH, S, D]
   param Kx: global bf16[BH, S, D]
   param V:  global bf16[BH, S, D]
   param O:  global bf16[BH, S, D]
-  domain S % 128 == 0, S >= 128
+  domain S % 128 == 0, S >= 256
   grid (S / 128, BH) as (bm, bh)
   role load warps 0..3 regs 40
   role attn warps 4..11 regs 232

@@ -14,23 +14,23 @@
 # gate has a lower bound (see KDA.md, Numerics). Every matrix product is a wgmma: register A
 # operands where the value is born in registers, shared B operands written by `store` and
 # published with `fence proxy_async` + `sync math`.
-# Tensors are head-first ([B, H, T, K], as FLA's head_first layout) so that one chunk of one
-# head is a TMA box whose unit dimensions lead.
-# Shape domain: T % 64 == 0, T >= 64; K = V = 128.
+# Tensors are token-major ([B, T, H, K], FLA's default layout): one chunk of one head is a
+# [1, 64, 1, 128] TMA box, whose unit dimensions drop to the [64, 128] buffer shape.
+# Shape domain: T % 64 == 0, T >= 128; K = V = 128.
 kernel kda_prefill_chunk target sm_90a
   const DK = 128
   const DV = 128
-  param Qin:  global bf16[B, H, T, DK]
-  param Kin:  global bf16[B, H, T, DK]
-  param Vin:  global bf16[B, H, T, DV]
-  param Gin:  global bf16[B, H, T, DK]     # gate before activation (g_raw)
-  param Bin:  global bf16[B, H, T]         # beta logits
+  param Qin:  global bf16[B, T, H, DK]
+  param Kin:  global bf16[B, T, H, DK]
+  param Vin:  global bf16[B, T, H, DV]
+  param Gin:  global bf16[B, T, H, DK]     # gate before activation (g_raw)
+  param Bin:  global bf16[B, T, H]         # beta logits
   param Alog: global f32[H]
   param Dtb:  global f32[H, DK]            # dt_bias
   param S0:   global f32[B, H, DK, DV]     # state entering the sequence, [K, V]
   param SN:   global f32[B, H, DK, DV]     # state leaving it
-  param O:    global bf16[B, H, T, DV]
-  domain T % 64 == 0, T >= 64
+  param O:    global bf16[B, T, H, DV]
+  domain T % 64 == 0, T >= 128
   grid (H, B) as (h, b)
   role load warps 0..3 regs 40
   role math warps 4..11 regs 232
@@ -66,9 +66,9 @@ kernel kda_prefill_chunk target sm_90a
   in load {
     for c in 0 .. T / 64 pipelined ch {
       wait empty
-      tma qs <- Qin[b, h, c * 64 +: 64, 0 +: 128] signal full
-      tma ks <- Kin[b, h, c * 64 +: 64, 0 +: 128] signal full
-      tma vs <- Vin[b, h, c * 64 +: 64, 0 +: 128] signal full
+      tma qs <- Qin[b, c * 64 +: 64, h, 0 +: 128] signal full
+      tma ks <- Kin[b, c * 64 +: 64, h, 0 +: 128] signal full
+      tma vs <- Vin[b, c * 64 +: 64, h, 0 +: 128] signal full
     }
   }
   in math {
@@ -76,9 +76,9 @@ kernel kda_prefill_chunk target sm_90a
     load dtb <- Dtb[h, :]
     load S <- S0[b, h, :, :]
     for c in 0 .. T / 64 pipelined ch {
-      load bl <- Bin[b, h, c * 64 +: 64]
+      load bl <- Bin[b, c * 64 +: 64, h]
       beta = sigmoid(f32(bl))
-      load t16 <- Gin[b, h, c * 64 +: 64, :]
+      load t16 <- Gin[b, c * 64 +: 64, h, :]
       x = alpha * softplus(f32(t16) + cols(dtb))
       gc = colsum(x)
       G = cumsum(x, 0)
@@ -121,7 +121,7 @@ kernel kda_prefill_chunk target sm_90a
       S = rows(exp(gc)) * S
       wgmma S += kb^T @ vb
       wgmma_wait 0
-      store O[b, h, c * 64 +: 64, :] <- bf16(o)
+      store O[b, c * 64 +: 64, h, :] <- bf16(o)
       sync math
     }
     store SN[b, h, :, :] <- S

@@ -6,7 +6,7 @@
 # (bd, bi) kept in register fragments: each candidate, best first, replaces the worst entry of
 # the running list when it beats it. After the last tile the list is written out nearest first
 # as (index, squared distance = ‖q‖² − score). Ties keep the earlier (lower-index) base vector.
-# Shape domain: Q % 128 == 0, NB % 128 == 0, NB >= 128, D == 128.
+# Shape domain: Q % 128 == 0, NB % 128 == 0, NB >= 512, D == 128.
 kernel knn_topk16 target sm_90a
   const D = 128
   param Xq:    global bf16[Q, D]
@@ -14,7 +14,7 @@ kernel knn_topk16 target sm_90a
   param Bnorm: global f32[NB]          # ‖y‖² per base vector
   param OutI:  global i32[Q, 16]
   param OutD:  global f32[Q, 16]
-  domain Q % 128 == 0, NB % 128 == 0, NB >= 128
+  domain Q % 128 == 0, NB % 128 == 0, NB >= 512
   grid (Q / 128) as (bm)
   role load   warps 0..3 regs 40
   role search warps 4..11 regs 232

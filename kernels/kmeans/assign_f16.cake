@@ -1,0 +1,67 @@
+# kmeans/assign_f16 — the f16 twin of assign.cake (same schedule, f16 points and centroids).
+# Flash-KMeans assignment: for every point, the index of its nearest centroid (squared L2), as i32.
+# Ties go to the lower centroid index.
+#
+# argmin_c ‖x − c‖² = argmin_c (‖c‖² − 2 x·c), because ‖x‖² is the same for every c of a row.
+# Each CTA owns 128 points. Its x tile (128 × 128 f16, 32 KiB) is loaded once; centroid tiles of
+# 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 f16, so every 128-wide tile is
+# held as two 64-column panels (x0/x1, c0/c1) and the distance tile s = x · cᵀ is two wgmmas
+# over the two halves of D. The epilogue
+# adds the ‖c‖² vector (precomputed, one f32 per centroid) down the columns, takes the per-row
+# argmin of the tile and merges it into a running (best distance, best index) pair kept in
+# register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
+# returns the lowest column on ties inside a tile, so ties resolve to the lower index.
+# Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
+kernel kmeans_assign_f16 target sm_90a
+  const D = 128
+  param X:     global f16[N, D]       # points
+  param Cent:  global f16[K, D]       # centroids
+  param Cnorm: global f32[K]           # ‖c‖² per centroid
+  param Out:   global i32[N]           # nearest centroid per point
+  domain N % 128 == 0, K % 128 == 0, K >= 512
+  grid (N / 128) as (bm)
+  role load warps 0..3 regs 40
+  role dist warps 4..11 regs 232        # two consumer warpgroups, 64 points each
+  pipeline cr stages 4
+  smem x0: f16[128, 64] swizzle 128B
+  smem x1: f16[128, 64] swizzle 128B
+  smem c0: f16[128, 64] swizzle 128B ring cr
+  smem c1: f16[128, 64] swizzle 128B ring cr
+  barrier xfull producers load consumers dist arrivals 1
+  barrier full  ring cr producers load consumers dist arrivals 1
+  barrier empty ring cr producers dist consumers load arrivals 2
+  frag s:      f32[128, 128] in dist split m
+  frag cn:     f32[128] in dist
+  frag tmin:   f32[128] in dist split m
+  frag targ:   i32[128] in dist split m
+  frag best_d: f32[128] in dist split m
+  frag best_i: i32[128] in dist split m
+{
+  in load {
+    tma x0 <- X[bm * 128 +: 128, 0 +: 64] signal xfull
+    tma x1 <- X[bm * 128 +: 128, 64 +: 64] signal xfull
+    for j in 0 .. K / 128 pipelined cr {
+      wait empty
+      tma c0 <- Cent[j * 128 +: 128, 0 +: 64] signal full
+      tma c1 <- Cent[j * 128 +: 128, 64 +: 64] signal full
+    }
+  }
+  in dist {
+    best_d = inf
+    best_i = 0
+    wait xfull
+    for j in 0 .. K / 128 pipelined cr {
+      load cn <- Cnorm[j * 128 +: 128]
+      wait full
+      wgmma s = x0 @ c0^T
+      wgmma s += x1 @ c1^T
+      wgmma_wait 0
+      arrive empty
+      s = cols(cn) - 2.0 * s
+      tmin, targ = rowargmin(s)
+      best_i = where(tmin < best_d, targ + j * 128, best_i)
+      best_d = min(best_d, tmin)
+    }
+    store Out[bm * 128 +: 128] <- best_i
+  }
+}

@@ -1,0 +1,35 @@
+# expect: CK-HW-004
+# FP8 GEMM with an f16 accumulator to save registers: wgmma accumulates f8e4m3 products only in f32.
+kernel gemm_fp8 target sm_90a
+  param A: global f8e4m3[M, K]
+  param B: global f8e4m3[N, K]
+  param C: global f16[M, N]
+  domain M % 128 == 0, N % 128 == 0, K % 128 == 0, K >= 512
+  grid (N / 128, M / 128) as (bn, bm)
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 4
+  smem a: f8e4m3[128, 128] swizzle 128B ring ab
+  smem b: f8e4m3[128, 128] swizzle 128B ring ab
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f16[128, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 128 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 128 +: 128] signal full
+      tma b <- B[bn * 128 +: 128, k * 128 +: 128] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 128 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store C[bm * 128 +: 128, bn * 128 +: 128] <- acc
+  }
+}

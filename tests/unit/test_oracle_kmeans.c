@@ -1,0 +1,225 @@
+/*
+ * test_oracle_kmeans.c — the float64 k-means oracles (CPU only).
+ *
+ * f16 conversion at its edges (max, overflow, subnormals, NaN); the
+ * assignment check accepting exact argmin labels in both score forms
+ * (‖x−c‖² and cnorm − 2x·c), catching a wrong or out-of-range label,
+ * excusing (and counting) a tie between two identical centroids while still
+ * refusing a label whose centroid is clearly farther, reporting NaN points
+ * instead of checking them, and giving the same answer on several threads;
+ * the update oracle keeping empty clusters bit for bit, and its check
+ * catching a changed empty cluster, a wrong element and a NaN.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "gpu/gpu.h"
+
+enum { N = 96, K = 12, D = 16 };
+
+static void test_f16_edges(void **state)
+{
+	(void)state;
+	assert_int_equal(oracle_f32_to_f16(1.0f), 0x3c00);
+	assert_int_equal(oracle_f32_to_f16(-2.0f), 0xc000);
+	assert_int_equal(oracle_f32_to_f16(65504.0f), 0x7bff);
+	assert_int_equal(oracle_f32_to_f16(65520.0f), 0x7c00);          /* rounds up to inf */
+	assert_int_equal(oracle_f32_to_f16(0x1p-24f), 0x0001);          /* smallest subnormal */
+	assert_int_equal(oracle_f32_to_f16(0x1p-25f), 0x0000);          /* tie to even: zero */
+	assert_int_equal(oracle_f32_to_f16(0x1.8p-24f), 0x0002);        /* tie to even: up */
+	assert_int_equal(oracle_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);   /* halfway, even stays */
+	assert_int_equal(oracle_f32_to_f16(1.0f + 0x1.8p-10f), 0x3c02); /* halfway, odd rounds up */
+	assert_true(isnan(oracle_f16_to_f32(oracle_f32_to_f16(NAN))));
+	for (uint32_t h = 0; h < 0x7c00; h += 7) {                     /* every finite class round-trips */
+		assert_int_equal(oracle_f32_to_f16(oracle_f16_to_f32((uint16_t)h)), h);
+		assert_int_equal(oracle_f32_to_elt(oracle_elt_to_f32((uint16_t)h, true), true), h);
+	}
+	assert_true(oracle_elt_to_f32(0x3f80, false) == 1.0f);           /* bf16 path */
+}
+
+/* Labels by brute force over ‖x−c‖² (strict <: ties to the lower index). */
+static void brute_labels(const uint16_t *X, const uint16_t *C, int32_t *lab, bool f16)
+{
+	for (int i = 0; i < N; i++) {
+		double best = INFINITY;
+		for (int j = 0; j < K; j++) {
+			double dist = 0;
+			for (int d = 0; d < D; d++) {
+				double e = (double)oracle_elt_to_f32(X[i * D + d], f16) - oracle_elt_to_f32(C[j * D + d], f16);
+				dist += e * e;
+			}
+			if (dist < best)
+				best = dist, lab[i] = j;
+		}
+	}
+}
+
+/* Random points and centroids, their norms and brute-force labels. */
+static void setup(uint16_t *X, uint16_t *C, float *cn, int32_t *lab, int *rows, bool f16)
+{
+	oracle_fill_bf16(X, (size_t)N * D, 11);
+	oracle_fill_bf16(C, (size_t)K * D, 12);
+	if (f16)
+		for (int i = 0; i < N * D || i < K * D; i++) {
+			if (i < N * D)
+				X[i] = oracle_f32_to_f16(oracle_bf16_to_f32(X[i]));
+			if (i < K * D)
+				C[i] = oracle_f32_to_f16(oracle_bf16_to_f32(C[i]));
+		}
+	for (int j = 0; j < K; j++) {
+		double s = 0;
+		for (int d = 0; d < D; d++) {
+			double v = oracle_elt_to_f32(C[j * D + d], f16);
+			s += v * v;
+		}
+		cn[j] = (float)s;
+	}
+	for (int i = 0; i < N; i++)
+		rows[i] = i;
+	brute_labels(X, C, lab, f16);
+}
+
+static void test_assign_exact_and_wrong(void **state)
+{
+	(void)state;
+	static uint16_t X[N * D], C[K * D];
+	static float cn[K];
+	static int32_t lab[N];
+	static int rows[N];
+	for (int f16 = 0; f16 < 2; f16++) {
+		setup(X, C, cn, lab, rows, f16);
+		KmeansAssignCheck r;
+		assert_int_equal(oracle_kmeans_assign(X, C, f16, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 1, &r), 0);
+		assert_int_equal(r.checked, N);
+		assert_int_equal(r.first_bad, -1);
+		assert_int_equal(oracle_kmeans_assign(X, C, f16, cn, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 3, &r), 0);
+		/* the farthest centroid of point 5 is never within tolerance */
+		int far = 0;
+		double worst = -1;
+		for (int j = 0; j < K; j++) {
+			double dist = 0;
+			for (int d = 0; d < D; d++) {
+				double e = (double)oracle_elt_to_f32(X[5 * D + d], f16) - oracle_elt_to_f32(C[j * D + d], f16);
+				dist += e * e;
+			}
+			if (dist > worst)
+				worst = dist, far = j;
+		}
+		int32_t keep = lab[5];
+		lab[5] = far;
+		assert_int_equal(oracle_kmeans_assign(X, C, f16, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 4, &r), 1);
+		assert_int_equal(r.first_bad, 5);
+		assert_int_equal(r.first_bad_out, far);
+		assert_int_equal(r.first_bad_ref, keep);
+		assert_true(r.first_bad_gap > 0);
+		lab[5] = -1;   /* out of range */
+		assert_int_equal(oracle_kmeans_assign(X, C, f16, cn, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 1, &r), 1);
+		assert_true(isinf(r.first_bad_gap));
+		lab[5] = keep;
+	}
+}
+
+static void test_assign_ties_and_nan(void **state)
+{
+	(void)state;
+	static uint16_t X[N * D], C[K * D];
+	static float cn[K];
+	static int32_t lab[N];
+	static int rows[N];
+	setup(X, C, cn, lab, rows, false);
+	/* centroid T becomes a copy of the centroid of point 0: an exact tie */
+	int c0 = lab[0], T = lab[0] == 9 ? 10 : 9, lo = c0 < T ? c0 : T, hi = c0 < T ? T : c0;
+	memcpy(&C[T * D], &C[c0 * D], sizeof(uint16_t) * D);
+	cn[T] = cn[c0];
+	brute_labels(X, C, lab, false);   /* ties go to the lower index */
+	assert_int_equal(lab[0], lo);
+	KmeansAssignCheck r;
+	assert_int_equal(oracle_kmeans_assign(X, C, false, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 2, &r), 0);
+	assert_int_equal(r.ties_excused, 0);
+	lab[0] = hi;                  /* the higher index of the tie: excused and counted */
+	assert_int_equal(oracle_kmeans_assign(X, C, false, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 2, &r), 0);
+	assert_int_equal(r.ties_excused, 1);
+	assert_true(r.max_tie_gap == 0);
+	/* with no tolerance a non-argmin label of an exact tie is still a tie (gap 0 <= 0) */
+	assert_int_equal(oracle_kmeans_assign(X, C, false, NULL, K, D, lab, rows, N, 0, 1, &r), 0);
+	assert_int_equal(r.ties_excused, 1);
+	lab[0] = lo;
+	/* a NaN coordinate: the point is reported, not checked */
+	X[7 * D + 3] = 0x7fc0;
+	lab[7] = 0;
+	assert_int_equal(oracle_kmeans_assign(X, C, false, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 1, &r), 0);
+	assert_int_equal(r.nan_points, 1);
+	assert_int_equal(r.checked, N - 1);
+	/* a NaN centroid is never nearest, and is counted */
+	C[2 * D] = 0x7fc0;
+	KmeansAssignCheck r2;
+	oracle_kmeans_assign(X, C, false, NULL, K, D, lab, rows, N, ORACLE_KMEANS_TOL, 1, &r2);
+	assert_int_equal(r2.nan_centroids, 1);
+}
+
+static void test_update(void **state)
+{
+	(void)state;
+	static uint16_t X[N * D], C[K * D], out[K * D];
+	static float cn[K];
+	static int32_t lab[N];
+	static int rows[N];
+	static double ref[K * D], am[K * D];
+	static long long cnt[K];
+	setup(X, C, cn, lab, rows, false);
+	for (int i = 0; i < N; i++)   /* cluster 3 empty */
+		if (lab[i] == 3)
+			lab[i] = 4;
+	assert_int_equal(oracle_kmeans_update(X, false, lab, N, D, K, C, ref, cnt, am), 0);
+	assert_int_equal(cnt[3], 0);
+	long long tot = 0;
+	for (int c = 0; c < K; c++)
+		tot += cnt[c];
+	assert_int_equal(tot, N);
+	/* the mean of cluster 4, by hand, for one element */
+	double s = 0;
+	for (int i = 0; i < N; i++)
+		if (lab[i] == 4)
+			s += oracle_bf16_to_f32(X[i * D + 1]);
+	assert_true(fabs(ref[4 * D + 1] - s / (double)cnt[4]) < 1e-12);
+	for (int e = 0; e < K * D; e++)
+		out[e] = oracle_f32_to_bf16((float)ref[e]);
+	KmeansUpdateCheck u;
+	assert_int_equal(oracle_kmeans_update_check(out, false, ref, am, cnt, C, K, D, ORACLE_KMEANS_TOL, &u), 0);
+	assert_int_equal(u.empty, 1);
+	assert_true(u.rel_err < ORACLE_KMEANS_TOL);
+	for (int d = 0; d < D; d++)   /* the empty cluster kept its centroid, bit for bit */
+		assert_int_equal(out[3 * D + d], C[3 * D + d]);
+	out[3 * D + 2] ^= 1;          /* an empty cluster changed */
+	assert_int_equal(oracle_kmeans_update_check(out, false, ref, am, cnt, C, K, D, ORACLE_KMEANS_TOL, &u), 1);
+	assert_int_equal(u.empty_changed, 1);
+	assert_int_equal(u.first_bad, 3 * D + 2);
+	out[3 * D + 2] ^= 1;
+	out[5 * D + 7] = oracle_f32_to_bf16((float)(ref[5 * D + 7] * 1.1 + 0.05));   /* wrong by 10 % */
+	assert_int_equal(oracle_kmeans_update_check(out, false, ref, am, cnt, C, K, D, ORACLE_KMEANS_TOL, &u), 1);
+	assert_int_equal(u.first_bad, 5 * D + 7);
+	out[6 * D] = 0x7fc0;          /* NaN */
+	assert_int_equal(oracle_kmeans_update_check(out, false, ref, am, cnt, C, K, D, ORACLE_KMEANS_TOL, &u), 2);
+	assert_int_equal(u.n_nan, 1);
+	assert_true(isnan(u.rel_err));
+	lab[0] = K;                   /* a label out of range is counted and ignored */
+	assert_int_equal(oracle_kmeans_update(X, false, lab, N, D, K, C, ref, cnt, NULL), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_f16_edges),
+		cmocka_unit_test(test_assign_exact_and_wrong),
+		cmocka_unit_test(test_assign_ties_and_nan),
+		cmocka_unit_test(test_update),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
