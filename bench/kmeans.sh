@@ -26,6 +26,7 @@ SHAPES=${SHAPES:-"32,65536,128,1024 32,16384,128,1000 32,75600,128,1000 1,104857
 WHEELS=${WHEELS:-.whl}
 SITE=${SITE:-/tmp/site}
 OUT=${OUT:-/tmp/cake-kmeans}
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cake-cache}   # cubin cache in a writable place
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT" "$SITE"
 : > "$OUT/stderr.txt"
@@ -39,6 +40,18 @@ t0=$(date +%s)
 python3 "$here/kmeans_baseline.py" "$ITERS" "$DTYPES" $SHAPES > "$OUT/flash.jsonl" 2>>"$OUT/stderr.txt"
 t1=$(date +%s)
 echo "flash-kmeans: $((t1 - t0)) s" >&2
+
+# Cake assign alone through the isolated runner: float64 oracle (ties excused are counted),
+# L2-flushed per-batch time at the CAKE paper's shape
+for f in kernels/kmeans/assign.cake kernels/kmeans/assign_f16.cake; do
+	$CAKE run "$f" N=65536 K=1024 --time --iters "$ITERS" --check-rows 2048 2>&1 | tee -a "$OUT/cake_run.txt" >&2
+done
+# ... and the divide step alone (float64 divide oracle: means, empty clusters, norms, shifts)
+for k in kmeans_divide kmeans_divide_f16; do
+	f=kernels/kmeans/update_atomic.cake
+	[ "$k" = kmeans_divide_f16 ] && f=kernels/kmeans/update_atomic_f16.cake
+	$CAKE run "$f" --kernel "$k" K=4096 2>&1 | tee -a "$OUT/cake_run.txt" >&2
+done
 
 # Cake: one `cake kmeans` per shape and dtype (padded into the kernels' domains)
 : > "$OUT/cake.jsonl"

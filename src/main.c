@@ -76,7 +76,8 @@ static const struct Command {
 	/* kmeans_main lives in src/gpu/kmeans_cmd.c (the k-means family). */
 	{"kmeans", kmeans_main,
 	 "kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N] [--tol T]\n"
-	 "           [--seed S] [--check-rows N] [--no-check] [--kernels DIR] [--format=text|json]\n"
+	 "           [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
+	 "           [--device N] [--format=text|json]\n"
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
 	{"help", cmd_help,
 	 "help\n"

@@ -5,7 +5,9 @@
 #
 # Runs, in order: each cmocka unit-test binary given as an argument, then
 # tests/run_golden.sh (diagnostic golden files and the clean-corpus check),
-# then every tests/cli/*.sh (command-line behaviour and robustness).
+# then tests/lower/run.sh (generated-CUDA goldens; every corpus kernel that
+# lowers compiles to an sm_90a cubin through NVRTC with zero spills), then
+# every tests/cli/*.sh (command-line behaviour and robustness).
 #
 # Counting is honest: cmocka's own "[  PASSED  ] N test(s)" and
 # "[  FAILED  ] N test(s)" lines give the per-test counts; a binary that
@@ -108,6 +110,7 @@ if [ ! -x "$CAKE" ]; then
 	FAILED=$((FAILED + 1))
 else
 	run_script "golden" tests/run_golden.sh
+	run_script "lowering" tests/lower/run.sh
 	for t in tests/cli/*.sh; do
 		[ -f "$t" ] || continue
 		run_script "cli $(basename "$t" .sh)" "$t"

@@ -255,6 +255,8 @@ typedef struct KmeansUpdateCheck {
 	long long empty_changed; /* elements of empty clusters that differ from the old centroid */
 	long long first_bad;     /* flat index of the first bad element, -1 if none */
 	double first_bad_out, first_bad_ref;
+	long long norm_bad;      /* oracle_kmeans_divide_check: wrong ‖c‖² entries */
+	long long shift_bad;     /* oracle_kmeans_divide_check: wrong ‖c_new − c_old‖² entries */
 } KmeansUpdateCheck;
 
 /* Compare new centroids Cout [K,D] (bf16/f16) against oracle_kmeans_update's
@@ -262,6 +264,14 @@ typedef struct KmeansUpdateCheck {
  * Cold bit for bit. Returns the number of bad elements. */
 long long oracle_kmeans_update_check(const uint16_t *Cout, bool f16, const double *ref, const double *absmean,
                                      const long long *counts, const uint16_t *Cold, int K, int D, double tol,
+                                     KmeansUpdateCheck *res);
+
+/* Check the divide step alone: Cout [K,D] must be sums/counts rounded to the
+ * 16-bit type where counts > 0 (tolerance as above) and Cold bit for bit
+ * where counts <= 0; cnorm[K] must be ‖Cout‖² and shift[K] ‖Cout − Cold‖²
+ * (relative 1e-5). Returns the number of bad elements and entries, -1 on OOM. */
+long long oracle_kmeans_divide_check(const float *sums, const int32_t *counts, const uint16_t *Cold, bool f16, int K,
+                                     int D, const uint16_t *Cout, const float *cnorm, const float *shift, double tol,
                                      KmeansUpdateCheck *res);
 
 /* Deterministic generator (splitmix64). */

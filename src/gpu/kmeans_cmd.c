@@ -3,8 +3,11 @@
  * the Cake IR kernels of kernels/kmeans/.
  *
  *   cake kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N]
- *               [--tol T] [--seed S] [--check-rows N] [--no-check]
+ *               [--tol T] [--seed S] [--input FILE] [--check-rows N] [--no-check]
  *               [--kernels DIR] [--device N] [--format=text|json]
+ *
+ * Points are seeded uniform values in [-1, 1], or read with --input from a
+ * raw file of exactly B*N*D 16-bit values (bf16 or f16 bits per --dtype).
  *
  * One iteration is three phases, launched back to back on one stream, once
  * per batch each:
@@ -79,6 +82,7 @@ typedef struct KmOpts {
 	double tol;
 	uint64_t seed;
 	const char *dir;
+	const char *input;      /* raw [B,N,D] 16-bit points, or NULL: seeded uniform [-1, 1] */
 } KmOpts;
 
 static int km_usage(const char *fmt, const char *arg)
@@ -86,8 +90,8 @@ static int km_usage(const char *fmt, const char *arg)
 	fprintf(stderr, "cake kmeans: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: cake kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N] [--tol T]\n"
-	                "                   [--seed S] [--check-rows N] [--no-check] [--kernels DIR] [--device N]\n"
-	                "                   [--format=text|json]\n");
+	                "                   [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
+	                "                   [--device N] [--format=text|json]\n");
 	return 2;
 }
 
@@ -163,6 +167,8 @@ static int parse_km_args(int argc, char **argv, KmOpts *o)
 				return km_usage("--device takes a GPU ordinal, not '%s'", v);
 		} else if ((v = km_optval(argc, argv, &i, "--kernels"))) {
 			o->dir = v;
+		} else if ((v = km_optval(argc, argv, &i, "--input"))) {
+			o->input = v;
 		} else if ((v = km_optval(argc, argv, &i, "--format"))) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return km_usage("--format is text or json, not '%s'", v);
@@ -475,6 +481,41 @@ static bool km_check(GpuDev *g, const KmOpts *o, KmRun *R, int cur, StrBuf *rep,
 	return true;
 }
 
+/* Open the GPU; without one print the runner's one-line message, *status = 69. */
+static bool km_open(GpuDev *g, const KmOpts *o, int *status)
+{
+	int rc = gpu_open(g, o->device);
+	if (rc == GPU_NO_DRIVER || rc == GPU_NO_DEVICE) {
+		fprintf(stderr, "cake: %s\n", rc == GPU_NO_DRIVER ? gpu_no_driver_msg() : g->err);
+		*status = GPU_EXIT_NO_DRIVER;
+		return false;
+	}
+	if (rc) {
+		fprintf(stderr, "cake kmeans: %s\n", g->err);
+		return false;
+	}
+	return true;
+}
+
+/* --input FILE: exactly n 16-bit values (bf16 or f16 bits, little-endian), [B, N, D]. */
+static bool read_input(const char *path, uint16_t *dst, size_t n, const KmOpts *o)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cake kmeans: cannot read --input '%s'\n", path);
+		return false;
+	}
+	size_t got = fread(dst, sizeof(uint16_t), n, f);
+	int extra = fgetc(f);
+	fclose(f);
+	if (got != n || extra != EOF) {
+		fprintf(stderr, "cake kmeans: --input '%s' must hold exactly B*N*D = %zu %s values (%zu bytes)%s\n", path, n,
+		        o->f16 ? "f16" : "bf16", n * 2, got != n ? "; it is shorter" : "; it is longer");
+		return false;
+	}
+	return true;
+}
+
 int kmeans_main(int argc, char **argv)
 {
 	KmOpts o;
@@ -499,6 +540,7 @@ int kmeans_main(int argc, char **argv)
 	GpuDev g;
 	memset(&g, 0, sizeof g);
 	bool gpu_opened = false;
+	void *ev[4] = {NULL, NULL, NULL, NULL};   /* assign start, assign end, update start, update end */
 	int status = 1;
 	StrBuf rep = {0};
 	for (int i = 0; i < 3; i++) {
@@ -508,19 +550,7 @@ int kmeans_main(int argc, char **argv)
 			goto out;
 	}
 
-	/* the device: fail fast without one */
-	int rc = gpu_open(&g, o.device);
-	if (rc == GPU_NO_DRIVER || rc == GPU_NO_DEVICE) {
-		fprintf(stderr, "cake: %s\n", rc == GPU_NO_DRIVER ? gpu_no_driver_msg() : g.err);
-		status = GPU_EXIT_NO_DRIVER;
-		goto out;
-	}
-	if (rc) {
-		fprintf(stderr, "cake kmeans: %s\n", g.err);
-		goto out;
-	}
-	gpu_opened = true;
-	/* the data: seeded, checked for non-finite values before any launch */
+	/* the data: seeded, or --input; checked for non-finite values before any launch */
 	size_t nx = (size_t)(B * N * D), nc = (size_t)(B * K * D);
 	R.hX = malloc(sizeof(uint16_t) * nx);
 	R.hC = malloc(sizeof(uint16_t) * nc);
@@ -535,10 +565,18 @@ int kmeans_main(int argc, char **argv)
 		fprintf(stderr, "cake kmeans: host out of memory for B=%lld N=%lld D=%lld K=%lld\n", B, N, D, K);
 		goto out;
 	}
-	oracle_fill_bf16(R.hX, nx, o.seed);
-	if (o.f16)
-		for (size_t i = 0; i < nx; i++)
-			R.hX[i] = oracle_f32_to_f16(oracle_bf16_to_f32(R.hX[i]));
+	if (o.input && !read_input(o.input, R.hX, nx, &o))
+		goto out;
+	if (!o.input) {
+		/* the device first: without one, fail fast instead of generating data */
+		if (!km_open(&g, &o, &status))
+			goto out;
+		gpu_opened = true;
+		oracle_fill_bf16(R.hX, nx, o.seed);
+		if (o.f16)
+			for (size_t i = 0; i < nx; i++)
+				R.hX[i] = oracle_f32_to_f16(oracle_bf16_to_f32(R.hX[i]));
+	}
 	for (size_t i = 0; i < nx; i++)
 		if (!isfinite(oracle_elt_to_f32(R.hX[i], o.f16))) {
 			fprintf(stderr, "cake kmeans: input point %zu of batch %zu has a non-finite coordinate (%zu); "
@@ -547,6 +585,11 @@ int kmeans_main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+	if (!gpu_opened) {
+		if (!km_open(&g, &o, &status))
+			goto out;
+		gpu_opened = true;
+	}
 	/* initial centroids: K evenly spaced points of each batch */
 	for (long long b = 0; b < B; b++) {
 		for (long long j = 0; j < K; j++)
@@ -592,7 +635,6 @@ int kmeans_main(int argc, char **argv)
 	}
 
 	/* Lloyd iterations */
-	void *ev[4];   /* assign start, assign end, update start, update end */
 	for (int i = 0; i < 4; i++)
 		if (gpu_event_create(&g, &ev[i])) {
 			fprintf(stderr, "cake kmeans: %s\n", g.err);
@@ -731,6 +773,9 @@ out:
 		km_args_free(&R.as[b]);
 	free(R.aa[0]), free(R.aa[1]), free(R.ad[0]), free(R.ad[1]), free(R.as);
 	if (gpu_opened) {
+		for (int i = 0; i < 4; i++)
+			if (ev[i])
+				gpu_event_destroy(&g, ev[i]);
 		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh};
 		for (size_t i = 0; i < NELEM(bufs); i++)
 			gpu_free(&g, bufs[i]);

@@ -511,3 +511,39 @@ long long oracle_kmeans_update_check(const uint16_t *Cout, bool f16, const doubl
 	res->rel_err = res->n_nan ? NAN : den > 0 ? sqrt(num / den) : 0;
 	return res->bad;
 }
+
+long long oracle_kmeans_divide_check(const float *sums, const int32_t *counts, const uint16_t *Cold, bool f16, int K,
+                                     int D, const uint16_t *Cout, const float *cnorm, const float *shift, double tol,
+                                     KmeansUpdateCheck *res)
+{
+	double *ref = calloc((size_t)K * (size_t)D + 1, sizeof(double)), *am = calloc((size_t)K * (size_t)D + 1, sizeof(double));
+	long long *cnt = calloc((size_t)K + 1, sizeof(long long));
+	if (!ref || !am || !cnt) {
+		free(ref), free(am), free(cnt);
+		return -1;
+	}
+	for (int c = 0; c < K; c++) {
+		cnt[c] = counts[c] > 0 ? counts[c] : 0;
+		for (int d = 0; d < D; d++) {
+			size_t e = (size_t)c * D + d;
+			ref[e] = cnt[c] ? (double)sums[e] / (double)cnt[c] : oracle_elt_to_f32(Cold[e], f16);
+			am[e] = fabs(ref[e]);
+		}
+	}
+	long long bad = oracle_kmeans_update_check(Cout, f16, ref, am, cnt, Cold, K, D, tol, res);
+	/* the norms and shifts must describe the centroids actually written */
+	for (int c = 0; c < K; c++) {
+		double nn = 0, sh = 0;
+		for (int d = 0; d < D; d++) {
+			double v = oracle_elt_to_f32(Cout[(size_t)c * D + d], f16), w = oracle_elt_to_f32(Cold[(size_t)c * D + d], f16);
+			nn += v * v;
+			sh += (v - w) * (v - w);
+		}
+		bool b1 = !(fabs(cnorm[c] - nn) <= 1e-5 * (1 + nn)), b2 = !(fabs(shift[c] - sh) <= 1e-5 * (1 + nn));
+		res->norm_bad += b1;
+		res->shift_bad += b2;
+		bad += b1 + b2;
+	}
+	free(ref), free(am), free(cnt);
+	return bad;
+}

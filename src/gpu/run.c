@@ -230,8 +230,10 @@ typedef struct Job {
 	JitResult jit;
 	const char *src;          /* generated CUDA C++ */
 	/* oracle */
-	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign */
-	int o_a, o_b, o_c, o_n;   /* param indices (kmeans: X, Cent, Out, Cnorm) */
+	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign, 3 kmeans_divide */
+	int o_a, o_b, o_c, o_n;   /* param indices (kmeans: X, Cent, Out, Cnorm;
+	                           * divide: Sums, Counts, Cent, NewCent) */
+	int o_d, o_e;             /* divide: the ‖c‖² and shift outputs */
 	long long om, on, ok;     /* gemm: M N K; kmeans: N K D */
 } Job;
 
@@ -300,6 +302,44 @@ static void pick_kmeans(Job *j, int out)
 	j->ok = j->tens[x].dims[1];
 }
 
+/* Recognise the k-means divide step: inputs Sums f32[P,R], Counts i32[P],
+ * Cent [P,R] (bf16/f16); outputs NewCent [P,R] (same type as Cent) and two
+ * f32[P] vectors, in declaration order ‖c_new‖² then ‖c_new − c_old‖². */
+static void pick_kmeans_divide(Job *j)
+{
+	Kernel *k = j->k;
+	int sums = -1, cnt = -1, cent = -1, newc = -1, v[2] = {-1, -1}, nv = 0;
+	for (int i = 0; i < k->nparams; i++) {
+		Decl *d = k->params[i];
+		bool h = d->dt == DT_BF16 || d->dt == DT_F16;
+		if (d->space != SP_GLOBAL)
+			continue;
+		if (!j->tens[i].output && d->rank == 2 && d->dt == DT_F32)
+			sums = i;
+		else if (!j->tens[i].output && d->rank == 1 && d->dt == DT_I32)
+			cnt = i;
+		else if (!j->tens[i].output && d->rank == 2 && h)
+			cent = i;
+		else if (j->tens[i].output && d->rank == 2 && h)
+			newc = i;
+		else if (j->tens[i].output && d->rank == 1 && d->dt == DT_F32 && nv < 2)
+			v[nv++] = i;
+	}
+	if (sums < 0 || cnt < 0 || cent < 0 || newc < 0 || nv != 2 || k->params[cent]->dt != k->params[newc]->dt)
+		return;
+	const char *p = dim_name(k->params[sums]->shape[0]), *r = dim_name(k->params[sums]->shape[1]);
+	int all[] = {cnt, cent, newc, v[0], v[1]};
+	for (size_t i = 0; i < NELEM(all); i++)
+		if (!same_name(dim_name(k->params[all[i]]->shape[0]), p))
+			return;
+	if (!same_name(dim_name(k->params[cent]->shape[1]), r) || !same_name(dim_name(k->params[newc]->shape[1]), r))
+		return;
+	j->oracle = 3;
+	j->o_a = sums, j->o_b = cnt, j->o_c = cent, j->o_n = newc, j->o_d = v[0], j->o_e = v[1];
+	j->on = j->tens[sums].dims[0];
+	j->ok = j->tens[sums].dims[1];
+}
+
 /* Recognise C[X,Y] = A[X,R] · B[Y,R]ᵀ among the global params. */
 static void pick_oracle(Job *j)
 {
@@ -320,6 +360,8 @@ static void pick_oracle(Job *j)
 	}
 	if (outs == 1 && ins == 3)
 		pick_kmeans(j, out);
+	if (outs == 3 && ins == 3)
+		pick_kmeans_divide(j);
 	if (outs != 1 || ins != 2)
 		return;
 	Decl *C = k->params[out], *A = k->params[in[0]], *B = k->params[in[1]];
@@ -714,6 +756,31 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			return;
 		}
 	}
+	if (j->oracle == 3 && !o->oracle_none) {
+		int K = (int)j->on, D = (int)j->ok;
+		KmeansUpdateCheck c;
+		r->tol = ORACLE_KMEANS_TOL;
+		long long nbad = oracle_kmeans_divide_check(host[j->o_a], host[j->o_b], host[j->o_c],
+		                                            j->k->params[j->o_c]->dt == DT_F16, K, D, host[j->o_n],
+		                                            host[j->o_d], host[j->o_e], r->tol, &c);
+		if (nbad < 0) {
+			rep_err(r, RUN_INTERNAL, "host out of memory for the k-means divide oracle (K=%d, D=%d)", K, D);
+			return;
+		}
+		r->checked = 3;
+		r->rows_checked = K;
+		r->rel_err = c.rel_err;
+		r->n_nan = c.n_nan;
+		r->ties_excused = c.empty;   /* reported as the number of empty clusters kept */
+		if (nbad && !r->unwritten) {
+			rep_err(r, RUN_MISMATCH, "k-means divide: %lld bad centroid elements (%lld NaN, %lld changed in empty "
+			        "clusters; first at flat index %lld: got %g, expected %g), %lld bad norms, %lld bad shifts",
+			        c.bad, c.n_nan, c.empty_changed, c.first_bad, c.first_bad_out, c.first_bad_ref, c.norm_bad,
+			        c.shift_bad);
+			r->first_bad = c.first_bad;
+			return;
+		}
+	}
 	if (r->unwritten || bad) {
 		if (r->unwritten)
 			rep_err(r, RUN_MISMATCH, "%lld output elements were never written (still poisoned); first at flat index %lld",
@@ -874,13 +941,16 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			          j->jit.kern[0].spill_loads, j->jit.cache_hit ? "true" : "false");
 		if (r && r->checked) {
 			sb_printf(&b, ",\"check\":{\"oracle\":\"%s\",\"rows\":%d,\"rel_err\":",
-			          r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64", r->rows_checked);
+			          r->checked == 3 ? "kmeans_divide_f64" : r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64",
+			          r->rows_checked);
 			if (isfinite(r->rel_err))
 				sb_printf(&b, "%.6e", r->rel_err);
 			else
 				sb_puts(&b, "null");
 			if (r->checked == 2)
 				sb_printf(&b, ",\"ties_excused\":%lld", r->ties_excused);
+			if (r->checked == 3)
+				sb_printf(&b, ",\"empty_clusters\":%lld", r->ties_excused);
 			sb_printf(&b, ",\"tolerance\":%.0e,\"nan\":%lld,\"unwritten\":%lld,\"first_bad\":%lld}", r->tol, r->n_nan,
 			          r->unwritten, r->first_bad);
 		} else if (r && r->stage >= 4) {
@@ -909,7 +979,11 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			sb_printf(&b, "  launch:  grid %ux%ux%u%s, block %u, cluster %ux%ux%u, %lld bytes dynamic smem\n", r->grid[0],
 			          r->grid[1], r->grid[2], j->plan && j->plan->persistent ? " (persistent)" : "", r->block,
 			          r->cluster[0], r->cluster[1], r->cluster[2], r->smem);
-		if (r && r->checked == 2)
+		if (r && r->checked == 3)
+			sb_printf(&b, "  check:   float64 k-means divide oracle on %d centroids: rel err %.3e (tolerance %.1e), "
+			          "%lld empty clusters kept bit for bit, norms and shifts match, %lld unwritten\n", r->rows_checked,
+			          r->rel_err, r->tol, r->ties_excused, r->unwritten);
+		else if (r && r->checked == 2)
 			sb_printf(&b, "  check:   float64 k-means assignment oracle on %d points: every label exact except %lld "
 			          "near-ties excused (score gap <= %.1e x scale; largest %.3e), %lld unwritten\n", r->rows_checked,
 			          r->ties_excused, r->tol, r->rel_err, r->unwritten);

@@ -2,7 +2,8 @@
 # kmeans.sh — `cake kmeans` refusals that need no GPU, and the no-driver path.
 # Bad shapes (N = 0, K > N, D not a multiple of 8, D without a kernel, a
 # shape outside a kernel's domain) and bad options are refused before any
-# launch with a message naming the problem; a valid shape on a machine
+# launch with a message naming the problem, and so is an --input file holding a NaN or of
+# the wrong size; a valid shape on a machine
 # without libcuda.so.1 fails fast with the runner's one-line message and
 # exit status 69. With a GPU the valid case runs the Lloyd loop instead and
 # must end in "verdict: ok".
@@ -24,6 +25,23 @@ run kmeans --shape Q=3
 expect "kmeans bad shape name" 2 err 'unknown dimension'
 run kmeans --kernels /nonexistent-dir
 expect "kmeans missing kernels" 1 err 'cannot read'
+
+# --input: a NaN coordinate is refused before any launch (even without a GPU); a file of the
+# wrong size is refused with the size it needs
+python3 -c "
+import struct, sys
+n = 4096 * 128
+v = [0x3f80] * n
+v[5 * 128 + 3] = 0x7fc0
+open(sys.argv[1], 'wb').write(struct.pack('<%dH' % n, *v))
+open(sys.argv[2], 'wb').write(struct.pack('<%dH' % (n - 1), *v[:-1]))
+" "$T/nan.bin" "$T/short.bin"
+run kmeans --shape B=1,N=4096,D=128,K=512 --input "$T/nan.bin"
+expect "kmeans NaN input" 2 err 'input point 5 of batch 0 has a non-finite coordinate'
+run kmeans --shape B=1,N=4096,D=128,K=512 --input "$T/short.bin"
+expect "kmeans short input" 1 err 'must hold exactly B\*N\*D = 524288 bf16 values'
+run kmeans --shape B=1,N=4096,D=128,K=512 --input "$T/missing.bin"
+expect "kmeans missing input" 1 err 'cannot read --input'
 
 if python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
 	run kmeans --shape B=2,N=4096,D=128,K=512 --iters 3

@@ -1,3 +1,5 @@
+# s5.14-scatter-index-not-int.cake
+# Checks §5.14: a scatter index must be an integer vector fragment.
 # Expected: CK-SEM-037
 # A scatter index in an atomic_add destination must be an integer vector fragment; an f32
 # fragment cannot name rows.

@@ -1,3 +1,5 @@
+# s5.14-scatter-only-in-atomic.cake
+# Checks §5.14: a fragment slice start is a scatter index only in atomic_add.
 # Expected: CK-SEM-037
 # A fragment as a slice start is a scatter index only in an atomic_add destination; a store
 # (whose rows would race) still needs scalar slice starts.

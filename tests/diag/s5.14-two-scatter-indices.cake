@@ -1,3 +1,5 @@
+# s5.14-two-scatter-indices.cake
+# Checks §5.14: at most one scatter index per reference.
 # Expected: CK-SEM-026
 # At most one scatter index per reference: G[a, b] with two index vectors would be a zip,
 # which atomic_add does not define.

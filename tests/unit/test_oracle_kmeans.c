@@ -8,7 +8,8 @@
  * refusing a label whose centroid is clearly farther, reporting NaN points
  * instead of checking them, and giving the same answer on several threads;
  * the update oracle keeping empty clusters bit for bit, and its check
- * catching a changed empty cluster, a wrong element and a NaN.
+ * catching a changed empty cluster, a wrong element and a NaN; the divide
+ * check (means, empty clusters, norms and shifts) on its own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -213,6 +214,52 @@ static void test_update(void **state)
 	assert_int_equal(oracle_kmeans_update(X, false, lab, N, D, K, C, ref, cnt, NULL), 1);
 }
 
+/* The divide step alone, computed here the way the kernel does (f32, then rounded). */
+static void test_divide(void **state)
+{
+	(void)state;
+	static float sums[K * D], cn[K], sh[K];
+	static int32_t cnt[K];
+	static uint16_t Cold[K * D], out[K * D];
+	oracle_fill_bf16(Cold, (size_t)K * D, 21);
+	uint64_t st = 5;
+	for (int c = 0; c < K; c++)
+		cnt[c] = c % 4 == 1 ? 0 : (int32_t)(oracle_splitmix64(&st) % 50) + 1;   /* clusters 1, 5, 9 empty */
+	for (int e = 0; e < K * D; e++)
+		sums[e] = (float)((double)(oracle_splitmix64(&st) >> 40) / (double)(1u << 24) * 8.0 - 4.0);
+	for (int c = 0; c < K; c++) {
+		float inv = 1.0f / (float)(cnt[c] > 1 ? cnt[c] : 1);
+		double nn = 0, s2 = 0;
+		for (int d = 0; d < D; d++) {
+			int e = c * D + d;
+			out[e] = cnt[c] > 0 ? oracle_f32_to_bf16(sums[e] * inv) : Cold[e];
+			double v = oracle_bf16_to_f32(out[e]), w = oracle_bf16_to_f32(Cold[e]);
+			nn += v * v;
+			s2 += (v - w) * (v - w);
+		}
+		cn[c] = (float)nn;
+		sh[c] = (float)s2;
+	}
+	KmeansUpdateCheck u;
+	assert_int_equal(oracle_kmeans_divide_check(sums, cnt, Cold, false, K, D, out, cn, sh, ORACLE_KMEANS_TOL, &u), 0);
+	assert_int_equal(u.empty, 3);
+	cn[4] *= 1.01f;               /* a norm that does not describe the centroid written */
+	assert_int_equal(oracle_kmeans_divide_check(sums, cnt, Cold, false, K, D, out, cn, sh, ORACLE_KMEANS_TOL, &u), 1);
+	assert_int_equal(u.norm_bad, 1);
+	cn[4] /= 1.01f;
+	sh[2] += 0.5f;
+	assert_int_equal(oracle_kmeans_divide_check(sums, cnt, Cold, false, K, D, out, cn, sh, ORACLE_KMEANS_TOL, &u), 1);
+	assert_int_equal(u.shift_bad, 1);
+	sh[2] -= 0.5f;
+	out[5 * D + 1] ^= 0x0001;     /* an empty cluster changed (its norm and shift change too) */
+	assert_true(oracle_kmeans_divide_check(sums, cnt, Cold, false, K, D, out, cn, sh, ORACLE_KMEANS_TOL, &u) >= 1);
+	assert_int_equal(u.empty_changed, 1);
+	out[5 * D + 1] ^= 0x0001;
+	out[0] = oracle_f32_to_bf16(oracle_bf16_to_f32(out[0]) * 1.5f);   /* wrong mean */
+	assert_true(oracle_kmeans_divide_check(sums, cnt, Cold, false, K, D, out, cn, sh, ORACLE_KMEANS_TOL, &u) >= 1);
+	assert_int_equal(u.first_bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_assign_exact_and_wrong),
 		cmocka_unit_test(test_assign_ties_and_nan),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_divide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
