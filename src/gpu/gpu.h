@@ -274,6 +274,24 @@ long long oracle_kmeans_divide_check(const float *sums, const int32_t *counts, c
                                      int D, const uint16_t *Cout, const float *cnorm, const float *shift, double tol,
                                      KmeansUpdateCheck *res);
 
+/* Inputs of the segmented update (kernels/kmeans/update_segmented.cake): labels
+ * uniform over the clusters left non-empty (about one cluster in 8, and at
+ * least one when K >= 2, receives no point), order[N] = the point ids grouped
+ * by label (a counting sort, ids ascending within a cluster), offsets[K+1] =
+ * the exclusive prefix sum of the cluster sizes, offsets[K] = N. labels may
+ * be NULL. Reproducible from seed. */
+void oracle_kmeans_segments(long long N, int K, uint64_t seed, int32_t *labels, int32_t *order, int32_t *offsets);
+
+/* Check a segmented update: cluster c is the segment order[offsets[c] ..
+ * offsets[c+1]); Cout [K,D] (bf16/f16) must be the float64 mean of its
+ * points X [N,D] rounded to the 16-bit type (tolerance of
+ * oracle_kmeans_update_check) and Cold bit for bit for an empty segment.
+ * Returns the number of bad elements, -1 on OOM, -2 when the segments are
+ * malformed (offsets not non-decreasing from 0 to N, an id outside [0,N)). */
+long long oracle_kmeans_segmented_check(const uint16_t *X, bool f16, long long N, int D, int K, const int32_t *order,
+                                        const int32_t *offsets, const uint16_t *Cold, const uint16_t *Cout, double tol,
+                                        KmeansUpdateCheck *res);
+
 /* Deterministic generator (splitmix64). */
 uint64_t oracle_splitmix64(uint64_t *state);
 /* Fill n bf16 values uniform in [-1,1], never exactly zero. */

@@ -547,3 +547,89 @@ long long oracle_kmeans_divide_check(const float *sums, const int32_t *counts, c
 	free(ref), free(am), free(cnt);
 	return bad;
 }
+
+void oracle_kmeans_segments(long long N, int K, uint64_t seed, int32_t *labels, int32_t *order, int32_t *offsets)
+{
+	uint64_t st = seed ^ 0x5e6d3a7bull;
+	/* which clusters stay empty: about one in 8, and at least one when K >= 2 */
+	int *live = malloc(sizeof(int) * (size_t)(K > 0 ? K : 1));
+	int nlive = 0;
+	int forced = K >= 2 ? (int)(oracle_splitmix64(&st) % (uint64_t)K) : -1;
+	for (int c = 0; c < K; c++)
+		if (c != forced && oracle_splitmix64(&st) % 8 != 0 && live)
+			live[nlive++] = c;
+	for (int c = 0; c <= K; c++)
+		offsets[c] = 0;
+	/* labels, counted per cluster (offsets[c + 1] holds the size of c for now) */
+	int32_t *lab = labels ? labels : malloc(sizeof(int32_t) * (size_t)(N > 0 ? N : 1));
+	for (long long i = 0; i < N; i++) {
+		int c = nlive ? live[oracle_splitmix64(&st) % (uint64_t)nlive] : 0;
+		if (lab)
+			lab[i] = c;
+		offsets[c + 1]++;
+	}
+	for (int c = 0; c < K; c++)   /* exclusive prefix sum: offsets[c] = first slot of c */
+		offsets[c + 1] += offsets[c];
+	/* counting sort: ids ascending within each cluster */
+	int32_t *next = malloc(sizeof(int32_t) * (size_t)(K > 0 ? K : 1));
+	if (lab && next) {
+		memcpy(next, offsets, sizeof(int32_t) * (size_t)K);
+		for (long long i = 0; i < N; i++)
+			order[next[lab[i]]++] = (int32_t)i;
+	} else {
+		for (long long i = 0; i < N; i++)   /* out of memory: every point in cluster 0's run */
+			order[i] = (int32_t)i;
+		for (int c = 1; c <= K; c++)
+			offsets[c] = (int32_t)N;
+	}
+	free(next);
+	if (!labels)
+		free(lab);
+	free(live);
+}
+
+long long oracle_kmeans_segmented_check(const uint16_t *X, bool f16, long long N, int D, int K, const int32_t *order,
+                                        const int32_t *offsets, const uint16_t *Cold, const uint16_t *Cout, double tol,
+                                        KmeansUpdateCheck *res)
+{
+	memset(res, 0, sizeof *res);
+	res->first_bad = -1;
+	if (offsets[0] != 0 || offsets[K] != N)
+		return -2;
+	for (int c = 0; c < K; c++)
+		if (offsets[c + 1] < offsets[c])
+			return -2;
+	for (long long i = 0; i < N; i++)
+		if (order[i] < 0 || order[i] >= N)
+			return -2;
+	size_t n = (size_t)K * (size_t)D + 1;
+	double *ref = calloc(n, sizeof(double)), *am = calloc(n, sizeof(double));
+	long long *cnt = calloc((size_t)K + 1, sizeof(long long));
+	if (!ref || !am || !cnt) {
+		free(ref), free(am), free(cnt);
+		return -1;
+	}
+	for (int c = 0; c < K; c++) {
+		cnt[c] = offsets[c + 1] - offsets[c];
+		for (long long t = offsets[c]; t < offsets[c + 1]; t++) {
+			const uint16_t *x = X + (size_t)order[t] * (size_t)D;
+			for (int d = 0; d < D; d++) {
+				double v = oracle_elt_to_f32(x[d], f16);
+				ref[(size_t)c * D + d] += v;
+				am[(size_t)c * D + d] += fabs(v);
+			}
+		}
+		for (int d = 0; d < D; d++) {
+			size_t e = (size_t)c * D + d;
+			if (cnt[c]) {
+				ref[e] /= (double)cnt[c];
+				am[e] /= (double)cnt[c];
+			} else {
+				ref[e] = oracle_elt_to_f32(Cold[e], f16);
+			}
+		}
+	}
+	long long bad = oracle_kmeans_update_check(Cout, f16, ref, am, cnt, Cold, K, D, tol, res);
+	free(ref), free(am), free(cnt);
+	return bad;
+}

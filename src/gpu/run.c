@@ -230,9 +230,10 @@ typedef struct Job {
 	JitResult jit;
 	const char *src;          /* generated CUDA C++ */
 	/* oracle */
-	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign, 3 kmeans_divide */
+	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign, 3 kmeans_divide, 4 kmeans_segmented */
 	int o_a, o_b, o_c, o_n;   /* param indices (kmeans: X, Cent, Out, Cnorm;
-	                           * divide: Sums, Counts, Cent, NewCent) */
+	                           * divide: Sums, Counts, Cent, NewCent;
+	                           * segmented: X, Order, Offsets, Cent) */
 	int o_d, o_e;             /* divide: the ‖c‖² and shift outputs */
 	long long om, on, ok;     /* gemm: M N K; kmeans: N K D */
 } Job;
@@ -340,6 +341,45 @@ static void pick_kmeans_divide(Job *j)
 	j->ok = j->tens[sums].dims[1];
 }
 
+/* Recognise the segmented k-means update: inputs X [P,R] (bf16/f16), Order
+ * i32[P] (point ids grouped by cluster), Offsets i32[S] with S = Q + 1 (segment
+ * starts); output Cent [Q,R] of X's type, updated in place (an empty segment
+ * keeps its centroid, so Cent is an input too: it is initialised, not poisoned). */
+static void pick_kmeans_segmented(Job *j, int out)
+{
+	Kernel *k = j->k;
+	Decl *C = k->params[out];
+	if (C->rank != 2 || (C->dt != DT_BF16 && C->dt != DT_F16))
+		return;
+	int x = -1, ord = -1, off = -1;
+	for (int i = 0; i < k->nparams; i++) {
+		Decl *d = k->params[i];
+		if (d->space != SP_GLOBAL || i == out)
+			continue;
+		if (d->rank == 2 && d->dt == C->dt)
+			x = i;
+	}
+	if (x < 0 || !same_name(dim_name(k->params[x]->shape[1]), dim_name(C->shape[1])))
+		return;
+	const char *pn = dim_name(k->params[x]->shape[0]);
+	for (int i = 0; i < k->nparams; i++) {
+		Decl *d = k->params[i];
+		if (d->space != SP_GLOBAL || i == out || d->rank != 1 || d->dt != DT_I32)
+			continue;
+		if (same_name(dim_name(d->shape[0]), pn))
+			ord = i;
+		else if (j->tens[i].dims[0] == j->tens[out].dims[0] + 1)
+			off = i;
+	}
+	if (ord < 0 || off < 0)
+		return;
+	j->oracle = 4;
+	j->o_a = x, j->o_b = ord, j->o_c = off, j->o_n = out;
+	j->om = j->tens[x].dims[0];
+	j->on = j->tens[out].dims[0];
+	j->ok = j->tens[x].dims[1];
+}
+
 /* Recognise C[X,Y] = A[X,R] · B[Y,R]ᵀ among the global params. */
 static void pick_oracle(Job *j)
 {
@@ -360,6 +400,8 @@ static void pick_oracle(Job *j)
 	}
 	if (outs == 1 && ins == 3)
 		pick_kmeans(j, out);
+	if (outs == 1 && ins == 3 && !j->oracle)
+		pick_kmeans_segmented(j, out);
 	if (outs == 3 && ins == 3)
 		pick_kmeans_divide(j);
 	if (outs != 1 || ins != 2)
@@ -555,6 +597,26 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			}
 		}
 	}
+	uint16_t *cold = NULL;   /* segmented update: the centroids before the launch */
+	if (j->oracle == 4) {
+		/* valid structured inputs: Order grouped by random labels (some clusters empty),
+		 * Offsets their segment starts; Cent initialised and kept for the oracle */
+		int ci = j->o_n;
+		TensorInfo *ct = &j->tens[ci];
+		oracle_kmeans_segments(j->om, (int)j->on, o->seed ^ 0x5e9u, NULL, host[j->o_b], host[j->o_c]);
+		fill_input(host[ci], ct->decl->dt, ct->elems, o->seed + 0x9e37u * (uint64_t)(ci + 1));
+		cold = malloc(ct->bytes);
+		if (!cold) {
+			rep_err(r, RUN_INTERNAL, "host out of memory for the old centroids (%zu bytes)", ct->bytes);
+			return;
+		}
+		memcpy(cold, host[ci], ct->bytes);
+		if (gpu_htod(&g, dev[j->o_b], host[j->o_b], j->tens[j->o_b].bytes) ||
+		    gpu_htod(&g, dev[j->o_c], host[j->o_c], j->tens[j->o_c].bytes)) {
+			rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
+			return;
+		}
+	}
 	GpuPtr dflush = 0;
 	if (o->time && gpu_alloc(&g, &dflush, FLUSH_BYTES)) {
 		rep_err(r, RUN_LAUNCH_ERROR, "allocating the L2 flush buffer: %s", g.err);
@@ -627,12 +689,17 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 	}
 	r->stage = 2;
 
-	/* correctness launch: poison, launch, synchronise */
-	for (int i = 0; i < np; i++)
-		if (j->tens[i].output && gpu_memset8(&g, dev[i], 0xFF, j->tens[i].bytes)) {
+	/* correctness launch: poison, launch, synchronise (an output updated in place
+	 * is uploaded instead: its old contents are part of the contract) */
+	for (int i = 0; i < np; i++) {
+		if (!j->tens[i].output)
+			continue;
+		if (j->oracle == 4 && i == j->o_n ? gpu_htod(&g, dev[i], host[i], j->tens[i].bytes)
+		                                  : gpu_memset8(&g, dev[i], 0xFF, j->tens[i].bytes)) {
 			rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
 			return;
 		}
+	}
 	gpu_sync(&g);
 	if (gpu_launch(&g, fn, j->grid, j->block, j->cluster, (unsigned)p->smem_bytes, args)) {
 		rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
@@ -655,6 +722,8 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			rep_err(r, RUN_FAULT, "%s", g.err);
 			return;
 		}
+		if (j->oracle == 4 && i == j->o_n)
+			continue;   /* updated in place, never poisoned: the oracle checks every element */
 		int es = dtype_size(t->decl->dt);
 		for (size_t e = 0; e < t->elems; e++) {
 			const unsigned char *b = (const unsigned char *)host[i] + e * (size_t)es;
@@ -780,6 +849,33 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			r->first_bad = c.first_bad;
 			return;
 		}
+	}
+	if (j->oracle == 4 && !o->oracle_none) {
+		int K = (int)j->on, D = (int)j->ok;
+		KmeansUpdateCheck c;
+		r->tol = ORACLE_KMEANS_TOL;
+		long long nbad = oracle_kmeans_segmented_check(host[j->o_a], j->k->params[j->o_a]->dt == DT_F16, j->om, D, K,
+		                                               host[j->o_b], host[j->o_c], cold, host[j->o_n], r->tol, &c);
+		free(cold);
+		if (nbad < 0) {
+			rep_err(r, RUN_INTERNAL, nbad == -1 ? "host out of memory for the segmented k-means oracle (K=%d, D=%d)"
+			                                    : "segmented k-means: the generated segments are malformed (K=%d, D=%d)", K, D);
+			return;
+		}
+		r->checked = 4;
+		r->rows_checked = K;
+		r->rel_err = c.rel_err;
+		r->n_nan = c.n_nan;
+		r->ties_excused = c.empty;   /* reported as the number of empty clusters kept */
+		if (nbad && !r->unwritten) {
+			rep_err(r, RUN_MISMATCH, "segmented k-means update: %lld bad centroid elements (%lld NaN, %lld changed in "
+			        "empty clusters; first at flat index %lld: got %g, expected %g)", c.bad, c.n_nan, c.empty_changed,
+			        c.first_bad, c.first_bad_out, c.first_bad_ref);
+			r->first_bad = c.first_bad;
+			return;
+		}
+	} else {
+		free(cold);
 	}
 	if (r->unwritten || bad) {
 		if (r->unwritten)
@@ -941,7 +1037,8 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			          j->jit.kern[0].spill_loads, j->jit.cache_hit ? "true" : "false");
 		if (r && r->checked) {
 			sb_printf(&b, ",\"check\":{\"oracle\":\"%s\",\"rows\":%d,\"rel_err\":",
-			          r->checked == 3 ? "kmeans_divide_f64" : r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64",
+			          r->checked == 4 ? "kmeans_segmented_f64" : r->checked == 3 ? "kmeans_divide_f64"
+			          : r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64",
 			          r->rows_checked);
 			if (isfinite(r->rel_err))
 				sb_printf(&b, "%.6e", r->rel_err);
@@ -949,7 +1046,7 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 				sb_puts(&b, "null");
 			if (r->checked == 2)
 				sb_printf(&b, ",\"ties_excused\":%lld", r->ties_excused);
-			if (r->checked == 3)
+			if (r->checked == 3 || r->checked == 4)
 				sb_printf(&b, ",\"empty_clusters\":%lld", r->ties_excused);
 			sb_printf(&b, ",\"tolerance\":%.0e,\"nan\":%lld,\"unwritten\":%lld,\"first_bad\":%lld}", r->tol, r->n_nan,
 			          r->unwritten, r->first_bad);
@@ -979,7 +1076,11 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			sb_printf(&b, "  launch:  grid %ux%ux%u%s, block %u, cluster %ux%ux%u, %lld bytes dynamic smem\n", r->grid[0],
 			          r->grid[1], r->grid[2], j->plan && j->plan->persistent ? " (persistent)" : "", r->block,
 			          r->cluster[0], r->cluster[1], r->cluster[2], r->smem);
-		if (r && r->checked == 3)
+		if (r && r->checked == 4)
+			sb_printf(&b, "  check:   float64 segmented k-means update oracle on %d centroids (the mean of each segment of "
+			          "Order): rel err %.3e (tolerance %.1e), %lld empty clusters kept bit for bit\n", r->rows_checked,
+			          r->rel_err, r->tol, r->ties_excused);
+		else if (r && r->checked == 3)
 			sb_printf(&b, "  check:   float64 k-means divide oracle on %d centroids: rel err %.3e (tolerance %.1e), "
 			          "%lld empty clusters kept bit for bit, norms and shifts match, %lld unwritten\n", r->rows_checked,
 			          r->rel_err, r->tol, r->ties_excused, r->unwritten);
@@ -1296,6 +1397,12 @@ int run_main(int argc, char **argv)
 	j.block[0] = (unsigned)p->block_threads;
 	j.block[1] = j.block[2] = 1;
 	pick_oracle(&j);
+	if (j.oracle == 4 && j.om > 0x7fffffffLL) {
+		snprintf(err, sizeof err, "segmented k-means with N = %lld points: Order and Offsets hold i32 point ids, so N "
+		         "must be below 2^31", j.om);
+		v = RUN_REFUSED;
+		goto verdict;
+	}
 	if (j.oracle == 2) {
 		/* k-means shapes the family cannot mean, refused before any GPU work */
 		if (j.on > j.om) {

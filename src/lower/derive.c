@@ -924,6 +924,22 @@ static void derive_frags(Der *d)
 		q.changed = false;
 		lay_stmts(&q, k->body, k->nbody);
 	}
+	/* A vector left undecided in a role that owns no rank-2 (accumulator) fragment
+	 * is plain SIMT data: it has no accumulator to line up with, so it is spread
+	 * over the role's threads (FRAG_VEC) instead of replicated per quad. */
+	for (int i = 0; i < v.len; i++) {
+		Decl *fd = v.data[i];
+		if (fd->rank != 1 || lay[i] >= 0)
+			continue;
+		bool acc = false;
+		for (int j = 0; j < v.len; j++) {
+			Decl *od = v.data[j];
+			if (od->rank == 2 && od->owner && fd->owner && strcmp(od->owner, fd->owner) == 0)
+				acc = true;
+		}
+		if (!acc)
+			lay[i] = FRAG_VEC;
+	}
 	p->nfrags = v.len;
 	p->frags = arena_alloc(&d->c->arena, sizeof(PlanFrag) * (size_t)(v.len ? v.len : 1));
 	for (int i = 0; i < v.len; i++) {
@@ -977,6 +993,18 @@ static void derive_frags(Der *d)
 			/* rows are split over warpgroups like the accumulator's; an unsplit
 			 * row vector of a multi-warpgroup role has no such layout */
 			f->regs_per_thread = f->mtiles && (fd->split == SPLIT_M || nwg == 1) ? 2 * f->mtiles : 0;
+		} else if (lay[i] == FRAG_VEC) {
+			/* spread over the role's threads: P = ceil(len / threads) contiguous elements each */
+			f->layout = FRAG_VEC;
+			f->wg_rows = rows;
+			f->mtiles = 0;
+			f->regs_per_thread = rows > 0 ? (int)((rows + r->nthreads - 1) / r->nthreads) : 0;
+			if (f->regs_per_thread > 64) {
+				Diag *g = low_err(d, "CK-LOW-009", fd->span, "vector fragment '%s' of %lld elements needs %d registers per thread over the %d threads of role '%s'; the sm_90a lowering holds at most 64",
+				                  fd->name, rows, f->regs_per_thread, r->nthreads, r->name);
+				diag_set(&g->hint, "split the vector, or give role '%s' more warps", r->name);
+				f->regs_per_thread = 0;
+			}
 		} else {
 			/* a per-column vector: [len], len = the accumulator's columns */
 			f->layout = FRAG_COL;
@@ -1055,6 +1083,31 @@ typedef struct PtrQ {
 	bool *direct;   /* per param decl index in k->decls */
 } PtrQ;
 
+/* Mark global tensors read element-wise anywhere in x (top: x itself is the
+ * statement's destination or load source, marked by the caller; look only inside). */
+static void ptr_reads(PtrQ *q, const Expr *x, bool top)
+{
+	if (!x)
+		return;
+	if (x->kind == E_INDEX) {
+		const char *n = top ? NULL : lower_base_name(x);
+		for (int i = 0; n && i < q->k->ndecls; i++) {
+			Decl *dd = q->k->decls[i];
+			if (dd->kind == D_PARAM && dd->space == SP_GLOBAL && strcmp(dd->name, n) == 0)
+				q->direct[i] = true;
+		}
+		for (int i = 0; i < x->nslices; i++) {
+			ptr_reads(q, x->slices[i].start, false);
+			ptr_reads(q, x->slices[i].len, false);
+		}
+		return;
+	}
+	ptr_reads(q, x->lhs, false);
+	ptr_reads(q, x->rhs, false);
+	for (int i = 0; i < x->nargs; i++)
+		ptr_reads(q, x->args[i], false);
+}
+
 static void ptr_visit(void *st, Stmt *s, const Walk *w)
 {
 	PtrQ *q = st;
@@ -1063,6 +1116,16 @@ static void ptr_visit(void *st, Stmt *s, const Walk *w)
 		names[0] = lower_base_name(s->dst);
 	if (s->kind == S_LOAD || s->kind == S_CP_ASYNC)
 		names[1] = lower_base_name(s->src);
+	/* element reads in scalar expressions (`let lo = Offsets[c]`, `X[Order[t], :]`) also
+	 * need the pointer; the global source of a tma/cp_async goes through its tensor map */
+	if (s->kind != S_TMA_LOAD && s->kind != S_TMA_STORE && s->kind != S_CP_ASYNC) {
+		ptr_reads(q, s->src, s->kind == S_LOAD);
+		ptr_reads(q, s->dst, true);
+		ptr_reads(q, s->cond, false);
+		ptr_reads(q, s->lo, false);
+		ptr_reads(q, s->hi, false);
+		ptr_reads(q, s->step, false);
+	}
 	for (int n = 0; n < 2; n++) {
 		if (!names[n])
 			continue;
@@ -1279,6 +1342,9 @@ void plan_print(StrBuf *out, const Plan *p)
 			else if (f->layout == FRAG_ROW)
 				sb_printf(out, "  %-8s %s[%lld] in %s%s: row vector, per warpgroup %lld rows, %d regs/thread\n", f->name, dtype_name(f->dt),
 				          f->rows, role, split, f->wg_rows, f->regs_per_thread);
+			else if (f->layout == FRAG_VEC)
+				sb_printf(out, "  %-8s %s[%lld] in %s: thread vector, %d contiguous elements per thread of the role\n", f->name,
+				          dtype_name(f->dt), f->rows, role, f->regs_per_thread);
 			else
 				sb_printf(out, "  %-8s %s[%lld] in %s%s: column vector, %lld columns, %d regs/thread\n", f->name, dtype_name(f->dt), f->rows,
 				          role, split, f->wg_cols, f->regs_per_thread);

@@ -140,8 +140,14 @@ typedef struct PlanTmap {
  *             mt*2 + h holds row mt*64 + w*16 + l/4 + 8h (the 4 lanes of a quad
  *             hold the same value);
  *   FRAG_COL  rank 1, one value per column (broadcast with cols()): index
- *             2j + e holds column 8j + 2(l%4) + e. */
-typedef enum FragLayout { FRAG_ACC = 0, FRAG_ROW, FRAG_COL } FragLayout;
+ *             2j + e holds column 8j + 2(l%4) + e;
+ *   FRAG_VEC  rank 1 in a role that owns no accumulator-layout fragment (plain
+ *             SIMT vector work, src/lower/sm90_vec.c): the elements are spread
+ *             over the role's threads in contiguous runs; role thread t (threadIdx.x
+ *             - thread_lo) holds elements t*P .. t*P + P-1 at register index 0..P-1,
+ *             P = regs_per_thread = ceil(len / role threads) (one element per thread
+ *             for a 128-vector in 128 threads); threads past the end hold nothing. */
+typedef enum FragLayout { FRAG_ACC = 0, FRAG_ROW, FRAG_COL, FRAG_VEC } FragLayout;
 
 typedef struct PlanFrag {
 	const char *name;

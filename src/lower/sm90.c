@@ -38,67 +38,77 @@
  *              lower.h (FragLayout); vector loads/stores of row and column
  *              vectors; whole shared buffers read into registers with the
  *              swizzle undone.
+ *   SIMT       element reads of global tensors in scalar expressions and the
+ *              thread-distributed vectors (FRAG_VEC) of roles without an
+ *              accumulator are emitted by sm90_vec.c (sm90_int.h); this file
+ *              dispatches to it.
  *
  * Anything else (sm_80 instructions, TMA stores, atomics, triangular masks,
  * register-operand wgmma, SIMT fragments of partial-warpgroup roles, ...) is
  * refused with CK-LOW-002/009/011 naming the statement; the emitter is
  * organised per statement kind so each new primitive is one more case.
  */
-#include "lower.h"
+#include "sm90_int.h"
 
 #include <string.h>
 
-typedef struct Em {
-	Ctx *c;
-	Kernel *k;
-	const Plan *p;
-	StrBuf *o;          /* kernel body being written */
-	bool dbg;
-	bool ok;
-	int ind;
-	const char *file;   /* basename of the source */
-	int role;           /* current role index */
-	bool elected;       /* current role runs on one elected thread */
-	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
-	bool need_rank[6];  /* tma_load_Nd wrappers needed */
-	bool need_pack[DT__COUNT];
-	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
-	/* barriers armed (expect_tx emitted) in the current loop body */
-	bool *armed;
-	/* row reductions nested in the expression being emitted, precomputed into temporaries */
-	const Expr *red_expr[8];
-	const char *red_name[8];
-	int nred;
-} Em;
 
 /* ---- small output helpers ---- */
 
-static void line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(Em *e, const char *fmt, ...)
+static void vline(Em *e, const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
 	for (int i = 0; i < e->ind; i++)
 		sb_putc(e->o, '\t');
 	sb_puts(e->o, buf);
 	sb_putc(e->o, '\n');
 }
 
-static Diag *refuse(Em *e, Span sp, const char *id, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static Diag *refuse(Em *e, Span sp, const char *id, const char *fmt, ...)
+static void line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(Em *e, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	vline(e, fmt, ap);
 	va_end(ap);
+}
+
+void sm90_line(Em *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vline(e, fmt, ap);
+	va_end(ap);
+}
+
+static Diag *vrefuse(Em *e, Span sp, const char *id, const char *fmt, va_list ap)
+{
+	char buf[512];
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	e->ok = false;
 	Diag *d = diag_add(e->c->diags, id, SEV_ERROR, sp, "%s", buf);
 	if (e->role >= 0)
 		diag_set(&d->role, "%s", e->p->roles[e->role].name);
+	return d;
+}
+
+static Diag *refuse(Em *e, Span sp, const char *id, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static Diag *refuse(Em *e, Span sp, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	Diag *d = vrefuse(e, sp, id, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+Diag *sm90_refuse(Em *e, Span sp, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	Diag *d = vrefuse(e, sp, id, fmt, ap);
+	va_end(ap);
 	return d;
 }
 
@@ -133,7 +143,8 @@ static void ir_comment(Em *e, Span sp, const char *extra)
 }
 
 /* Is x a scalar expression the emitter can spell in C? (names of dims, consts,
- * grid/loop variables, lets and scalar params; arithmetic; min/max). */
+ * grid/loop variables, lets and scalar params; arithmetic; min/max; element
+ * reads G[i, j] of global tensors, spelled by sm90_vec.c). */
 static const Expr *scalar_bad(Em *e, const Expr *x)
 {
 	if (!x)
@@ -148,6 +159,8 @@ static const Expr *scalar_bad(Em *e, const Expr *x)
 				return x;
 		}
 		return NULL;
+	case E_INDEX:
+		return sm90_vec_reads_bad(e, x, scalar_bad);
 	case E_UNARY:
 		return scalar_bad(e, x->lhs);
 	case E_BINARY: {
@@ -171,10 +184,12 @@ static char *cexpr(Em *e, const Expr *x)
 {
 	const Expr *bad = scalar_bad(e, x);
 	if (bad) {
-		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic and min/max are)");
+		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic, min/max and element reads G[i, j] of global tensors with one point index per dimension are)");
 		diag_set(&d->hint, "compute the value from dims and loop variables, or wait for the primitive's lowering");
 		return arena_strdup(&e->c->arena, "0");
 	}
+	if (sm90_vec_has_reads(x))
+		return sm90_vec_cexpr(e, x);
 	StrBuf b = {0};
 	lower_expr_c(&b, x, e->k);
 	char *s = arena_strdup(&e->c->arena, sb_str(&b));
@@ -800,10 +815,6 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
  * reduction folds the 2*N/8 values a thread holds of each of its rows, then
  * combines the 4 lanes of the quad that share the row with two xor shuffles. */
 
-typedef struct Fx {
-	FragLayout lay;        /* layout of the loop the expression is evaluated in */
-	const PlanFrag *ref;   /* accumulator that fixes the ACC index decoding */
-} Fx;
 
 static const PlanFrag *frag_of(Em *e, const Expr *x)
 {
@@ -906,16 +917,24 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			return false;
 		}
 		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
-		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols)) {
+		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols) ||
+		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role))) {
 			Diag *d = refuse(e, x->span, "CK-LOW-002", "fragment '%s' does not match the shape of this element-wise expression; broadcast a vector with rows(%s) or cols(%s)",
 			                 f->name, f->name, f->name);
 			diag_set(&d->resource, "%s", f->name);
 			return false;
 		}
-		sb_printf(o, "%s[%s]", f->name, c->lay == FRAG_ACC ? "a_" : c->lay == FRAG_ROW ? "r_" : "c_");
+		sb_printf(o, "%s[%s]", f->name, c->lay == FRAG_ACC ? "a_" : c->lay == FRAG_ROW ? "r_" : c->lay == FRAG_VEC ? "v_" : "c_");
 		return true;
 	}
 	switch (x->kind) {
+	case E_INDEX:   /* an element read of a global tensor: a scalar, the same for every element */
+		if (scalar_bad(e, x)) {
+			refuse(e, x->span, "CK-LOW-002", "only element reads of global tensors (one point index per dimension) can be used as scalars in fragment math");
+			return false;
+		}
+		sb_printf(o, "%s", cexpr_p(e, x));
+		return true;
 	case E_INT: case E_FLOAT: case E_INF:
 		lower_expr_c(o, x, e->k);
 		return true;
@@ -1075,7 +1094,7 @@ static void find_nested_reductions(Em *e, const Expr *x, bool top);
 static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL};
-	if (dst->layout == FRAG_COL)
+	if (dst->layout == FRAG_COL || dst->layout == FRAG_VEC)
 		c.ref = dst;
 	e->nred = 0;
 	if (dst->layout == FRAG_ROW)
@@ -1088,7 +1107,8 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 		e->nred = 0;
 		return;
 	}
-	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" : "element-wise over column values");
+	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" :
+	                       dst->layout == FRAG_VEC ? "element-wise over the elements this thread holds" : "element-wise over column values");
 	if (nred) {
 		line(e, "{   /* row reductions first, into per-row temporaries */");
 		e->ind++;
@@ -1100,7 +1120,7 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 			e->nred = nred;
 		}
 	}
-	const char *ix = dst->layout == FRAG_ACC ? "a_" : dst->layout == FRAG_ROW ? "r_" : "c_";
+	const char *ix = dst->layout == FRAG_ACC ? "a_" : dst->layout == FRAG_ROW ? "r_" : dst->layout == FRAG_VEC ? "v_" : "c_";
 	line(e, "#pragma unroll");
 	line(e, "for (int %s = 0; %s < %d; ++%s) {", ix, ix, dst->regs_per_thread, ix);
 	if (dst->layout == FRAG_ACC)
@@ -1275,6 +1295,10 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	int sbi = plan_buffer_index(e->p, lower_base_name(src));
 	if (f && sbi >= 0) {
 		emit_load_smem(e, s, f, sbi, sc);
+		return;
+	}
+	if (f && f->layout == FRAG_VEC) {
+		sm90_vec_load(e, s, f);
 		return;
 	}
 	const char *gname = lower_base_name(src);
@@ -1518,6 +1542,11 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	for (int i = 0; gname && i < e->k->ndecls; i++)
 		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
 			g = e->k->decls[i];
+	const PlanFrag *vf = find_layout(e, src, FRAG_VEC);
+	if (vf) {
+		sm90_vec_store(e, s, src, cast, vf);
+		return;
+	}
 	if (g && s->dst && s->dst->kind == E_INDEX && g->rank == 1 && s->dst->nslices == 1) {
 		emit_store_rows(e, s, src, g, cast);
 		return;
@@ -1740,7 +1769,7 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		return;
 	case S_LET:
 		ir_comment(e, s->span, NULL);
-		line(e, "const int %s = %s;", s->name, cexpr(e, s->src));
+		line(e, "const %s %s = %s;", sm90_vec_has_reads(s->src) ? sm90_vec_let_type(e, s->src) : "int", s->name, cexpr(e, s->src));
 		return;
 	case S_WAIT:
 		emit_wait(e, s, sc);
@@ -1904,6 +1933,12 @@ static void emit_role(Em *e, Stmt *in)
 			if (f->layout == FRAG_ACC)
 				line(e, "%s %s[%d];   /* frag %s: %lld x %lld per warpgroup, wgmma accumulator layout */", ftype_of(f->dt), f->name,
 				     f->regs_per_thread, f->name, f->wg_rows, f->wg_cols);
+			else if (f->layout == FRAG_VEC)
+				line(e, "%s %s[%d];   /* frag %s: %lld elements over the role's %d threads, %s */", ftype_of(f->dt), f->name,
+				     f->regs_per_thread, f->name, f->rows, r->nthreads,
+				     f->regs_per_thread == 1 ? "thread t holds element t"
+				                             : arena_printf(&e->c->arena, "thread t holds elements %d*t .. %d*t + %d", f->regs_per_thread,
+				                                            f->regs_per_thread, f->regs_per_thread - 1));
 			else
 				line(e, "%s %s[%d];   /* frag %s: %lld %s per warpgroup, %s */", ftype_of(f->dt), f->name, f->regs_per_thread, f->name,
 				     f->layout == FRAG_ROW ? f->wg_rows : f->wg_cols, f->layout == FRAG_ROW ? "rows" : "columns",
@@ -2144,10 +2179,49 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 					emit_wgmma_wrapper(cuda, n * 8, f, v & 2, v & 1);
 	if (e.need_red)
 		emit_red_wrappers(cuda);
+	if (e.need_gmem)
+		sm90_vec_helpers(cuda);
 	if (debug_hang)
 		emit_debug_helper(cuda);
 	sb_putc(cuda, '\n');
 	sb_puts(cuda, sb_str(&body));
 	sb_free(&body);
 	return e.ok;
+}
+
+/* ---- the helpers sm90_vec.c shares (sm90_int.h) ---- */
+
+void sm90_ir_comment(Em *e, Span sp, const char *extra)
+{
+	ir_comment(e, sp, extra);
+}
+
+char *sm90_cexpr(Em *e, const Expr *x)
+{
+	return cexpr(e, x);
+}
+
+char *sm90_cexpr_p(Em *e, const Expr *x)
+{
+	return cexpr_p(e, x);
+}
+
+const char *sm90_ctype(DType t)
+{
+	return ctype_of(t);
+}
+
+const char *sm90_ftype(DType t)
+{
+	return ftype_of(t);
+}
+
+const PlanFrag *sm90_frag_of(Em *e, const Expr *x)
+{
+	return frag_of(e, x);
+}
+
+bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
+{
+	return fx_emit(e, o, x, c);
 }

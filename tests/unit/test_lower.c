@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "lower/lower.h"
+#include "gpu/gpu.h"
 
 static const char GEMM[] =
 	"kernel gemm_bf16 target sm_90a\n"
@@ -848,6 +849,153 @@ static void test_attention(void **state)
 	fx_close(&f);
 }
 
+/* The segmented k-means update (kernels/kmeans/update_segmented.cake): a role with
+ * no accumulator doing SIMT vector work. Element reads of global tensors in lets
+ * (64-bit index, read-only path), loop bounds from lets, a row load and a row
+ * store of thread vectors (one element per thread for 128 threads; a 1-warp role
+ * gets 4 elements per thread and 8-byte accesses), and it compiles with NVRTC. */
+static const char SEGMENTED[] =
+	"kernel kmeans_update_segmented target sm_90a\n"
+	"  const D = 128\n"
+	"  param X:       global bf16[N, D]\n"
+	"  param Order:   global i32[N]\n"
+	"  param Offsets: global i32[K1]\n"
+	"  param Cent:    global bf16[K, D]\n"
+	"  domain K1 == K + 1, N >= 1\n"
+	"  grid (K) as (c)\n"
+	"  role work warps 0..3\n"
+	"  frag x:   bf16[128] in work\n"
+	"  frag acc: f32[128] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    let lo = Offsets[c]\n"
+	"    let hi = Offsets[c + 1]\n"
+	"    acc = 0.0\n"
+	"    for t in lo .. hi unroll 4 {\n"
+	"      let p = Order[t]\n"
+	"      load x <- X[p, :]\n"
+	"      acc = acc + f32(x)\n"
+	"    }\n"
+	"    if hi > lo {\n"
+	"      store Cent[c, :] <- bf16(acc / f32(hi - lo))\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
+/* Replace the first occurrence of `from` in `text` (malloc'd result). */
+static char *text_with(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	assert_non_null(at);
+	char *s = malloc(strlen(text) - strlen(from) + strlen(to) + 1);
+	assert_non_null(s);
+	memcpy(s, text, (size_t)(at - text));
+	strcpy(s + (at - text), to);
+	strcat(s, at + strlen(from));
+	return s;
+}
+
+/* Compile generated CUDA through NVRTC into a private cache; 0 spills. Skipped
+ * with a note when NVRTC is not installed. */
+static void expect_compiles(const char *cuda, const char *kname)
+{
+	int ma, mi;
+	char err[512];
+	if (jit_nvrtc_version(&ma, &mi, err, sizeof err) != 0) {
+		printf("NVRTC not available, %s not compiled: %s\n", kname, err);
+		return;
+	}
+	char tmpl[] = "/tmp/cake-lower-test-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	assert_non_null(dir);
+	JitOptions o = {0};
+	o.cache_dir = dir;
+	JitResult r = {0};
+	int rc = jit_compile(cuda, "segmented.cu", &o, &r, err, sizeof err);
+	if (rc != JIT_OK)
+		fprintf(stderr, "NVRTC: %s\n%s\n", err, r.log ? r.log : "");
+	assert_int_equal(rc, JIT_OK);
+	assert_int_equal(r.nkern, 1);
+	assert_string_equal(r.kern[0].name, kname);
+	assert_int_equal(r.kern[0].spill_stores, 0);
+	assert_int_equal(r.kern[0].spill_loads, 0);
+	jit_result_free(&r);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+static void test_kmeans_segmented(void **state)
+{
+	Fx f;
+	fx_open(&f, SEGMENTED);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	int x = plan_frag_index(p, "x"), acc = plan_frag_index(p, "acc");
+	assert_int_equal(p->frags[x].layout, FRAG_VEC);
+	assert_int_equal(p->frags[x].regs_per_thread, 1);      /* 128 elements, 128 threads */
+	assert_int_equal(p->frags[acc].layout, FRAG_VEC);
+	/* Order and Offsets are only read in lets, yet are kernel arguments */
+	assert_int_equal(p->nargs, 7);
+	static const char *args[] = {"X", "Order", "Offsets", "Cent", "N", "K1", "K"};
+	for (int i = 0; i < 7; i++)
+		assert_string_equal(p->args[i].name, args[i]);
+	assert_int_equal(p->args[1].kind, ARG_PTR);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"const int lo = (int)ld_global_nc_b32(Offsets + (long long)c);",         /* scalar element reads */
+		"const int hi = (int)ld_global_nc_b32(Offsets + (long long)(c + 1));",
+		"#pragma unroll 4",
+		"for (int t = lo; t < hi; t += 1) {",
+		"const int p = (int)ld_global_nc_b32(Order + (long long)t);",
+		"const bf16_t *src_ = X + (long long)p * 128 + vt_;",                    /* row load, element t */
+		"x[0] = bf16lo_f32(w_[0]);",
+		"acc[v_] = (acc[v_] + ((float)x[v_]));",
+		"if (hi > lo) {",
+		"bf16_t *dst_ = Cent + (long long)c * 128 + vt_;",                       /* row store */
+		"st_global_b16(dst_, (u32)bf16_bits((acc[v_] / ((float)(hi - lo)))));",
+		"asm(\"ld.global.nc.u16 %0, [%1];\\n\"",
+	};
+	for (size_t i = 0; i < NELEM(must); i++) {
+		if (!strstr(t, must[i]))
+			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
+		assert_non_null(strstr(t, must[i]));
+	}
+	expect_compiles(t, "kmeans_update_segmented");
+	sb_free(&cu);
+	fx_close(&f);
+
+	/* one warp: 4 elements per thread, 8-byte vector accesses */
+	char *one = text_with(SEGMENTED, "warps 0..3", "warps 0..0");
+	fx_open(&f, one);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_int_equal(p->frags[plan_frag_index(p, "x")].regs_per_thread, 4);
+	StrBuf cu1 = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu1, false));
+	assert_non_null(strstr(sb_str(&cu1), "ld_global_nc_v2(src_ + q_ * 4, w_);"));
+	assert_non_null(strstr(sb_str(&cu1), "st_global_v2(dst_ + q_ * 4, w_);"));
+	expect_compiles(sb_str(&cu1), "kmeans_update_segmented");
+	sb_free(&cu1);
+	fx_close(&f);
+	free(one);
+
+	/* a range over the rows (not the innermost dimension) is refused, with the fragment named */
+	char *col = text_with(SEGMENTED, "load x <- X[p, :]", "load x <- X[0 +: 128, p]");
+	fx_open(&f, col);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu2 = {0};
+	assert_false(lower_sm90(&f.c, f.k, p, &cu2, false));
+	assert_true(has_rule(&f.dl, "CK-LOW-002"));
+	sb_free(&cu2);
+	fx_close(&f);
+	free(col);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -865,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_swizzle_64B),
 		cmocka_unit_test(test_smem_load_and_row_store),
 		cmocka_unit_test(test_attention),
+		cmocka_unit_test(test_kmeans_segmented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,10 @@
  * instead of checking them, and giving the same answer on several threads;
  * the update oracle keeping empty clusters bit for bit, and its check
  * catching a changed empty cluster, a wrong element and a NaN; the divide
- * check (means, empty clusters, norms and shifts) on its own.
+ * check (means, empty clusters, norms and shifts) on its own; the segmented
+ * update's inputs (a valid grouping by label with empty clusters) and its
+ * check (segment means, empty clusters kept, wrong members, NaN, malformed
+ * segments refused).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,6 +263,135 @@ static void test_divide(void **state)
 	assert_int_equal(u.first_bad, 0);
 }
 
+/* Segmented update inputs: a valid grouping (a permutation, grouped by label,
+ * ids ascending inside a cluster, offsets an exclusive prefix sum ending at N)
+ * with at least one empty cluster; reproducible from the seed. */
+static void test_segments(void **state)
+{
+	(void)state;
+	static int32_t lab[N], order[N], off[K + 1], order2[N], off2[K + 1];
+	static bool seen[N];
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		oracle_kmeans_segments(N, K, seed, lab, order, off);
+		assert_int_equal(off[0], 0);
+		assert_int_equal(off[K], N);
+		int empty = 0;
+		memset(seen, 0, sizeof seen);
+		for (int c = 0; c < K; c++) {
+			assert_true(off[c + 1] >= off[c]);
+			empty += off[c + 1] == off[c];
+			for (int t = off[c]; t < off[c + 1]; t++) {
+				assert_true(order[t] >= 0 && order[t] < N);
+				assert_false(seen[order[t]]);
+				seen[order[t]] = true;
+				assert_int_equal(lab[order[t]], c);          /* grouped by label */
+				if (t > off[c])
+					assert_true(order[t] > order[t - 1]);    /* ascending ids in a cluster */
+			}
+		}
+		assert_true(empty >= 1);
+		assert_true(empty < K);
+		oracle_kmeans_segments(N, K, seed, NULL, order2, off2);   /* same seed, same grouping */
+		assert_memory_equal(order, order2, sizeof order);
+		assert_memory_equal(off, off2, sizeof off);
+	}
+	/* one cluster: everything in it */
+	int32_t o1[N], f1[2];
+	oracle_kmeans_segments(N, 1, 3, NULL, o1, f1);
+	assert_int_equal(f1[0], 0);
+	assert_int_equal(f1[1], N);
+}
+
+/* The segmented update computed here the way the kernel does it (f32 sums in
+ * segment order, one division, rounded to the 16-bit type; empty segments keep
+ * the old centroid), then the oracle's verdicts on good and broken outputs. */
+static void segmented_kernel(const uint16_t *X, bool f16, const int32_t *order, const int32_t *off, const uint16_t *Cold,
+                             uint16_t *out)
+{
+	for (int c = 0; c < K; c++)
+		for (int d = 0; d < D; d++) {
+			if (off[c + 1] == off[c]) {
+				out[c * D + d] = Cold[c * D + d];
+				continue;
+			}
+			float acc = 0;
+			for (int t = off[c]; t < off[c + 1]; t++)
+				acc += oracle_elt_to_f32(X[order[t] * D + d], f16);
+			out[c * D + d] = oracle_f32_to_elt(acc / (float)(off[c + 1] - off[c]), f16);
+		}
+}
+
+static void test_segmented_check(void **state)
+{
+	(void)state;
+	static uint16_t X[N * D], Cold[K * D], out[K * D], C[K * D];
+	static int32_t order[N], off[K + 1], lab[N];
+	static float cn[K];
+	static int rows[N];
+	for (int f16 = 0; f16 < 2; f16++) {
+		setup(X, C, cn, lab, rows, f16);
+		oracle_fill_bf16(Cold, (size_t)K * D, 31);
+		if (f16)
+			for (int e = 0; e < K * D; e++)
+				Cold[e] = oracle_f32_to_f16(oracle_bf16_to_f32(Cold[e]));
+		oracle_kmeans_segments(N, K, 7, NULL, order, off);
+		int empty = 0, e0 = -1, full = -1;
+		for (int c = 0; c < K; c++) {
+			if (off[c + 1] == off[c])
+				empty++, e0 = e0 < 0 ? c : e0;
+			else if (full < 0)
+				full = c;
+		}
+		assert_true(empty >= 1 && full >= 0);
+		segmented_kernel(X, f16, order, off, Cold, out);
+		KmeansUpdateCheck u;
+		assert_int_equal(oracle_kmeans_segmented_check(X, f16, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), 0);
+		assert_int_equal(u.empty, empty);
+		assert_true(u.rel_err < ORACLE_KMEANS_TOL);
+		/* the segment oracle agrees with the label oracle on the same grouping */
+		static double ref[K * D], am[K * D];
+		static long long cnt[K];
+		for (int c = 0; c < K; c++)
+			for (int t = off[c]; t < off[c + 1]; t++)
+				lab[order[t]] = c;
+		assert_int_equal(oracle_kmeans_update(X, f16, lab, N, D, K, Cold, ref, cnt, am), 0);
+		KmeansUpdateCheck u2;
+		assert_int_equal(oracle_kmeans_update_check(out, f16, ref, am, cnt, Cold, K, D, ORACLE_KMEANS_TOL, &u2), 0);
+		/* an empty cluster overwritten (even with a plausible value) is caught */
+		out[e0 * D + 3] ^= 0x0001;
+		assert_int_equal(oracle_kmeans_segmented_check(X, f16, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), 1);
+		assert_int_equal(u.empty_changed, 1);
+		assert_int_equal(u.first_bad, e0 * D + 3);
+		out[e0 * D + 3] ^= 0x0001;
+		/* a mean over the wrong members (one point missing) is caught */
+		uint16_t keep = out[full * D + 5];
+		float wrong = 0;
+		for (int t = off[full]; t < off[full + 1] - 1; t++)
+			wrong += oracle_elt_to_f32(X[order[t] * D + 5], f16);
+		out[full * D + 5] = oracle_f32_to_elt(wrong / (float)(off[full + 1] - off[full]) + 0.25f, f16);
+		assert_int_equal(oracle_kmeans_segmented_check(X, f16, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), 1);
+		assert_int_equal(u.first_bad, full * D + 5);
+		out[full * D + 5] = keep;
+		out[full * D] = f16 ? 0x7e00 : 0x7fc0;   /* NaN */
+		assert_int_equal(oracle_kmeans_segmented_check(X, f16, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), 1);
+		assert_int_equal(u.n_nan, 1);
+		assert_true(isnan(u.rel_err));
+	}
+	/* malformed segments are refused, not checked */
+	KmeansUpdateCheck u;
+	off[K] = N - 1;
+	assert_int_equal(oracle_kmeans_segmented_check(X, false, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), -2);
+	off[K] = N;
+	int32_t keep = order[0];
+	order[0] = N;
+	assert_int_equal(oracle_kmeans_segmented_check(X, false, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), -2);
+	order[0] = keep;
+	int32_t a = off[1], b = off[2];
+	off[1] = b + 1, off[2] = b;   /* decreasing */
+	assert_int_equal(oracle_kmeans_segmented_check(X, false, N, D, K, order, off, Cold, out, ORACLE_KMEANS_TOL, &u), -2);
+	off[1] = a;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_assign_ties_and_nan),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_divide),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_segmented_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

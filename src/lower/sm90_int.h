@@ -1,0 +1,88 @@
+/*
+ * sm90_int.h — internal interface between the sm_90a emitter files.
+ *
+ * sm90.c walks the kernel and emits everything tied to the tensor-core
+ * schedule (roles, barriers, TMA, wgmma, the accumulator-derived fragment
+ * layouts). sm90_vec.c emits the plain SIMT vector work: element reads of
+ * global tensors in scalar expressions (`let lo = Offsets[c]`) and loads,
+ * stores and element-wise math of FRAG_VEC fragments (lower.h). Both share
+ * the emitter state Em and a few output helpers declared here. Not part of
+ * the runner ABI; nothing outside src/lower/sm90*.c includes this file.
+ */
+#ifndef CAKE_SM90_INT_H
+#define CAKE_SM90_INT_H
+
+#include "lower.h"
+
+/* Emitter state of one kernel. */
+typedef struct Em {
+	Ctx *c;
+	Kernel *k;
+	const Plan *p;
+	StrBuf *o;          /* kernel body being written */
+	bool dbg;
+	bool ok;
+	int ind;
+	const char *file;   /* basename of the source */
+	int role;           /* current role index */
+	bool elected;       /* current role runs on one elected thread */
+	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
+	bool need_rank[6];  /* tma_load_Nd wrappers needed */
+	bool need_pack[DT__COUNT];
+	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
+	bool need_gmem;     /* ld/st global helpers of sm90_vec.c needed */
+	/* barriers armed (expect_tx emitted) in the current loop body */
+	bool *armed;
+	/* row reductions nested in the expression being emitted, precomputed into temporaries */
+	const Expr *red_expr[8];
+	const char *red_name[8];
+	int nred;
+} Em;
+
+/* Loop context of a fragment expression: the layout iterated over and the
+ * fragment that fixes its index decoding (and, for FRAG_VEC, its length). */
+typedef struct Fx {
+	FragLayout lay;
+	const PlanFrag *ref;
+} Fx;
+
+/* ---- helpers defined in sm90.c ---- */
+
+/* Append one indented line of kernel text. */
+void sm90_line(Em *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Report a CK-LOW error at sp (role filled in) and mark the emission failed. */
+Diag *sm90_refuse(Em *e, Span sp, const char *id, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "// file:line: <source>  -- extra" for the statement at sp. */
+void sm90_ir_comment(Em *e, Span sp, const char *extra);
+/* C text of a scalar expression (refused with CK-LOW-002 when not scalar-lowerable). */
+char *sm90_cexpr(Em *e, const Expr *x);
+/* Same, parenthesised unless a single name or number. */
+char *sm90_cexpr_p(Em *e, const Expr *x);
+/* C type of a tensor element, and of a fragment register (16-bit floats held as f32). */
+const char *sm90_ctype(DType t);
+const char *sm90_ftype(DType t);
+/* The plan fragment named by identifier x, or NULL. */
+const PlanFrag *sm90_frag_of(Em *e, const Expr *x);
+/* C text of element x of a fragment expression at the current index of c->lay. */
+bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+
+/* ---- sm90_vec.c ---- */
+
+/* True when x (a scalar expression) reads a global tensor element anywhere. */
+bool sm90_vec_has_reads(const Expr *x);
+/* NULL when every element read in x is a full point index of a global tensor
+ * with scalar-lowerable indices; else the offending sub-expression. `bad` is
+ * the caller's checker for the remaining (non-read) leaves. */
+const Expr *sm90_vec_reads_bad(Em *e, const Expr *x, const Expr *(*bad)(Em *, const Expr *));
+/* C text of a scalar expression containing element reads (64-bit index math). */
+char *sm90_vec_cexpr(Em *e, const Expr *x);
+/* C type of a `let` whose value contains element reads (the read tensor's dtype). */
+const char *sm90_vec_let_type(Em *e, const Expr *x);
+/* load F <- G[i, .., s +: n] into a FRAG_VEC fragment. */
+void sm90_vec_load(Em *e, Stmt *s, const PlanFrag *f);
+/* store G[i, .., s +: n] <- expr over FRAG_VEC fragments (f: one of them). */
+void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f);
+/* The ld.global / st.global helper functions, emitted once per translation unit. */
+void sm90_vec_helpers(StrBuf *o);
+
+#endif

@@ -1,0 +1,642 @@
+/*
+ * sm90_vec.c — plain (non-tensor-core) SIMT vector work for sm_90a.
+ *
+ * Not every role of a Cake kernel feeds tensor cores. A role that owns no
+ * accumulator-layout fragment (the segmented k-means update, row-wise
+ * epilogues) does ordinary per-thread work: it reads single elements of
+ * global tensors to steer itself (`let lo = Offsets[c]`, `let p = Order[t]`)
+ * and streams whole rows through registers (`load x <- X[p, :]`, `acc = acc +
+ * f32(x)`, `store Cent[c, :] <- bf16(acc / n)`). This file lowers exactly
+ * that; sm90.c dispatches to it (sm90_int.h).
+ *
+ * Element reads. `G[i, j]` with one point index per dimension, in any scalar
+ * context (let, loop bounds, if conditions, slice starts, scalars in
+ * fragment math), is one load computed by every thread that evaluates it
+ * (the value is uniform, so no broadcast is needed). The address is
+ * `G + (long long)i * stride0 + (long long)j`: 64-bit index arithmetic, so
+ * a tensor of more than 2^31 elements is addressed correctly. A tensor the
+ * kernel never writes (no store, atomic_add or tma store names it) is read
+ * through the non-coherent path (ld.global.nc, what __ldg does); one it
+ * writes is read with a plain ld.global, ordered after the kernel's own
+ * stores. A `let` of an element read takes the tensor's type (16-bit floats
+ * are held as f32, like fragment registers).
+ *
+ * Thread vectors (FRAG_VEC, lower.h). A rank-1 fragment of such a role is
+ * spread over the role's threads in contiguous runs: role thread t holds
+ * elements t*P .. t*P + P-1, P = ceil(len / threads). A row load or store of
+ * the fragment is therefore coalesced (consecutive threads touch consecutive
+ * runs), and each thread moves its run in the widest piece the alignment
+ * allows: W bytes with W the largest power of two <= 16 that divides the run
+ * (P * element size) and every part of the start offset (the row stride
+ * times the point indices, the slice start — constant factors are tracked,
+ * a bare dim counts as 1). The base pointer is assumed 16-byte aligned (what
+ * cuMemAlloc returns). When P * threads exceeds the length, the threads past
+ * the end skip the access (their registers are zeroed by a load); a length
+ * that is not a multiple of P falls back to element accesses with a bound
+ * check per element. Element-wise math over these fragments is the generic
+ * register loop of sm90.c with index `v_`.
+ *
+ * Refused with CK-LOW-002 (loads) or CK-LOW-011 (stores), naming the
+ * construct: slices other than leading point indices followed by one
+ * `start +: len` / `:` over the innermost dimension, a length different
+ * from the fragment's, element types other than bf16/f16/f32/i32/u32, a
+ * dtype change in a load, reads of shared buffers or fragments in a scalar
+ * context.
+ */
+#include "sm90_int.h"
+
+#include <string.h>
+
+/* ---- small lookups ---- */
+
+static const Decl *global_param(const Em *e, const char *name)
+{
+	for (int i = 0; name && i < e->k->ndecls; i++) {
+		const Decl *d = e->k->decls[i];
+		if (d->kind == D_PARAM && d->space == SP_GLOBAL && d->name && strcmp(d->name, name) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* Does any statement in ss store into, atomically update or tma-store into `name`? */
+static bool written_in(Stmt **ss, int n, const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		const Stmt *s = ss[i];
+		if ((s->kind == S_STORE || s->kind == S_ATOMIC || s->kind == S_TMA_STORE) && s->dst) {
+			const char *b = lower_base_name(s->dst);
+			if (b && strcmp(b, name) == 0)
+				return true;
+		}
+		if (written_in(s->body, s->nbody, name) || written_in(s->els, s->nels, name))
+			return true;
+	}
+	return false;
+}
+
+static bool read_only(const Em *e, const char *name)
+{
+	return !written_in(e->k->body, e->k->nbody, name);
+}
+
+static bool plain_dtype(DType t)
+{
+	return t == DT_BF16 || t == DT_F16 || t == DT_F32 || t == DT_I32 || t == DT_U32;
+}
+
+static long long gcd_ll(long long a, long long b)
+{
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	while (b) {
+		long long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* A positive number that provably divides the value of scalar expression x
+ * (1 when nothing is known): literals and consts exactly, products multiply,
+ * sums and differences take the gcd. Used to prove vector alignment. */
+static long long known_multiple(const Em *e, const Expr *x)
+{
+	long long v;
+	if (!x)
+		return 1;
+	if (eval_expr(x, e->k, NULL, &v))
+		return v ? (v < 0 ? -v : v) : 0;   /* 0 is a multiple of everything */
+	if (x->kind == E_BINARY) {
+		long long a = known_multiple(e, x->lhs), b = known_multiple(e, x->rhs);
+		if (x->op == '*')
+			return a && b ? a * b : 0;
+		if (x->op == '+' || x->op == '-')
+			return gcd_ll(a, b) ? gcd_ll(a, b) : 1;
+		if (x->op == OP_SHL && x->rhs && eval_expr(x->rhs, e->k, NULL, &v) && v >= 0 && v < 30)
+			return a ? a << v : 0;
+	}
+	return 1;
+}
+
+/* ---- element reads in scalar expressions ---- */
+
+bool sm90_vec_has_reads(const Expr *x)
+{
+	if (!x)
+		return false;
+	if (x->kind == E_INDEX)
+		return true;
+	if (sm90_vec_has_reads(x->lhs) || sm90_vec_has_reads(x->rhs))
+		return true;
+	for (int i = 0; i < x->nargs; i++)
+		if (sm90_vec_has_reads(x->args[i]))
+			return true;
+	return false;
+}
+
+const Expr *sm90_vec_reads_bad(Em *e, const Expr *x, const Expr *(*bad)(Em *, const Expr *))
+{
+	if (!x || x->kind != E_INDEX || !x->base || x->base->kind != E_IDENT)
+		return x;
+	const Decl *g = global_param(e, x->base->name);
+	if (!g || g->rank != x->nslices || (!plain_dtype(g->dt) && g->dt != DT_I64))
+		return x;
+	for (int i = 0; i < x->nslices; i++) {
+		if (x->slices[i].kind != SL_POINT)
+			return x;
+		const Expr *b = bad(e, x->slices[i].start);
+		if (b)
+			return b;
+	}
+	return NULL;
+}
+
+/* "(long long)(i) * stride + ..." : the element offset of the point indices of
+ * x's first npoints dimensions in row-major tensor g (C text, 64-bit). */
+static void point_offset(Em *e, StrBuf *o, const Expr *x, const Decl *g, int npoints)
+{
+	for (int i = 0; i < npoints; i++) {
+		if (i)
+			sb_puts(o, " + ");
+		sb_printf(o, "(long long)%s", sm90_cexpr_p(e, x->slices[i].start));
+		long long cst = 1;
+		bool folded = true;
+		for (int j = i + 1; j < g->rank; j++) {
+			long long v;
+			if (eval_expr(g->shape[j], e->k, NULL, &v))
+				cst *= v;
+			else
+				folded = false;
+		}
+		for (int j = i + 1; j < g->rank && !folded; j++) {
+			long long v;
+			if (!eval_expr(g->shape[j], e->k, NULL, &v))
+				sb_printf(o, " * (long long)%s", sm90_cexpr_p(e, g->shape[j]));
+		}
+		if (cst != 1)
+			sb_printf(o, " * %lld", cst);
+	}
+}
+
+/* C text of one element read G[i, ..] as a value of G's (register) type. */
+static char *read_text(Em *e, const Expr *x)
+{
+	const Decl *g = global_param(e, x->base->name);
+	StrBuf b = {0};
+	point_offset(e, &b, x, g, g->rank);
+	bool nc = read_only(e, g->name);
+	const char *ld = nc ? "ld_global_nc" : "ld_global";
+	e->need_gmem = true;
+	char *r;
+	const char *addr = arena_printf(&e->c->arena, "%s + %s", g->name, sb_str(&b));
+	switch (g->dt) {
+	case DT_BF16: r = arena_printf(&e->c->arena, "bf16lo_f32(%s_b16(%s))", ld, addr); break;
+	case DT_F16: r = arena_printf(&e->c->arena, "f16lo_f32(%s_b16(%s))", ld, addr); break;
+	case DT_F32: r = arena_printf(&e->c->arena, "__uint_as_float(%s_b32(%s))", ld, addr); break;
+	case DT_I32: r = arena_printf(&e->c->arena, "(int)%s_b32(%s)", ld, addr); break;
+	case DT_U32: r = arena_printf(&e->c->arena, "%s_b32(%s)", ld, addr); break;
+	default: r = arena_printf(&e->c->arena, "(long long)%s_b64(%s)", ld, addr); break;
+	}
+	sb_free(&b);
+	return r;
+}
+
+static const char *op_c(int op)
+{
+	switch (op) {
+	case OP_EQ: return "==";
+	case OP_NE: return "!=";
+	case OP_LE: return "<=";
+	case OP_GE: return ">=";
+	case OP_AND: return "&&";
+	case OP_OR: return "||";
+	case OP_SHL: return "<<";
+	case OP_SHR: return ">>";
+	case '+': return "+";
+	case '-': return "-";
+	case '*': return "*";
+	case '/': return "/";
+	case '%': return "%";
+	case '<': return "<";
+	case '>': return ">";
+	case '!': return "!";
+	default: return "?";
+	}
+}
+
+/* Fully parenthesised C text of x; subtrees without element reads go through
+ * the ordinary scalar spelling of sm90.c. */
+static void sc_emit(Em *e, StrBuf *o, const Expr *x)
+{
+	if (!sm90_vec_has_reads(x)) {
+		sb_puts(o, sm90_cexpr_p(e, x));
+		return;
+	}
+	switch (x->kind) {
+	case E_INDEX:
+		sb_printf(o, "(%s)", read_text(e, x));
+		return;
+	case E_UNARY:
+		sb_printf(o, "(%s", op_c(x->op));
+		sc_emit(e, o, x->lhs);
+		sb_putc(o, ')');
+		return;
+	case E_BINARY:
+		sb_putc(o, '(');
+		sc_emit(e, o, x->lhs);
+		sb_printf(o, " %s ", op_c(x->op));
+		sc_emit(e, o, x->rhs);
+		sb_putc(o, ')');
+		return;
+	case E_CALL:   /* min/max: the only calls scalar_bad lets through */
+		sb_printf(o, "%s(", x->name);
+		for (int i = 0; i < x->nargs; i++) {
+			if (i)
+				sb_puts(o, ", ");
+			sc_emit(e, o, x->args[i]);
+		}
+		sb_putc(o, ')');
+		return;
+	default:
+		sb_puts(o, "0");
+		return;
+	}
+}
+
+char *sm90_vec_cexpr(Em *e, const Expr *x)
+{
+	if (x && x->kind == E_INDEX)
+		return read_text(e, x);   /* a bare read needs no parentheses */
+	StrBuf b = {0};
+	sc_emit(e, &b, x);
+	char *r = arena_strdup(&e->c->arena, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+const char *sm90_vec_let_type(Em *e, const Expr *x)
+{
+	DType t = x ? x->type.dt : DT_NONE;
+	if (x && x->kind == E_INDEX && x->base && x->base->kind == E_IDENT) {
+		const Decl *g = global_param(e, x->base->name);
+		if (g)
+			t = g->dt;
+	}
+	switch (t) {
+	case DT_BF16: case DT_F16: case DT_F32: return "float";
+	case DT_U32: return "u32";
+	case DT_I64: return "long long";
+	case DT_BOOL: return "bool";
+	default: return "int";
+	}
+}
+
+/* ---- row loads and stores of thread vectors ---- */
+
+/* The access shape shared by loads and stores: G[i0, .., s +: len] with one
+ * range (or `:`) over the innermost dimension. */
+typedef struct RowAcc {
+	const Decl *g;
+	long long len;      /* elements covered by the range */
+	char *start;        /* C text of the first element's offset (64-bit) */
+	long long align;    /* bytes the start offset provably is a multiple of */
+	int W;              /* bytes per access */
+	int per;            /* elements per thread (P) */
+	int nchunks;        /* accesses per thread (P * esz / W) */
+	int epc;            /* elements per access */
+	int mode;           /* 0 every thread full, 1 thread-level guard, 2 element guard */
+} RowAcc;
+
+static bool row_access(Em *e, const Expr *x, const PlanFrag *f, RowAcc *a)
+{
+	memset(a, 0, sizeof *a);
+	if (!x || x->kind != E_INDEX || !x->base || x->base->kind != E_IDENT)
+		return false;
+	a->g = global_param(e, x->base->name);
+	const Decl *g = a->g;
+	if (!g || g->rank != x->nslices || g->rank < 1 || !plain_dtype(g->dt))
+		return false;
+	int r = g->rank;
+	for (int i = 0; i < r - 1; i++)
+		if (x->slices[i].kind != SL_POINT)
+			return false;
+	const Slice *sl = &x->slices[r - 1];
+	if (sl->kind == SL_RANGE) {
+		if (!eval_expr(sl->len, e->k, NULL, &a->len))
+			return false;
+	} else if (sl->kind == SL_ALL) {
+		if (!eval_expr(g->shape[r - 1], e->k, NULL, &a->len))
+			return false;
+	} else {
+		return false;
+	}
+	if (a->len != f->rows)
+		return false;
+	int esz = dtype_size(g->dt);
+	/* start offset text and its provable alignment */
+	StrBuf b = {0};
+	point_offset(e, &b, x, g, r - 1);
+	long long mult = 0;   /* the offset is a multiple of this many elements (0: it is 0) */
+	for (int i = 0; i < r - 1; i++) {
+		long long m = known_multiple(e, x->slices[i].start);
+		for (int j = i + 1; j < r; j++)
+			m *= known_multiple(e, g->shape[j]);
+		mult = gcd_ll(mult, m);
+	}
+	if (sl->kind == SL_RANGE) {
+		long long v;
+		if (!(eval_expr(sl->start, e->k, NULL, &v) && v == 0)) {
+			sb_printf(&b, "%s%s", b.len ? " + " : "", sm90_cexpr_p(e, sl->start));
+			mult = gcd_ll(mult, known_multiple(e, sl->start));
+		}
+	}
+	if (!b.len)
+		sb_puts(&b, "0");
+	a->start = arena_strdup(&e->c->arena, sb_str(&b));
+	sb_free(&b);
+	a->align = mult == 0 ? 16 : gcd_ll(mult * esz, 16);
+	const PlanRole *ro = &e->p->roles[f->role];
+	a->per = f->regs_per_thread;
+	long long run = (long long)a->per * esz;
+	a->mode = (long long)a->per * ro->nthreads == a->len ? 0 : a->len % a->per == 0 ? 1 : 2;
+	int W = 16;
+	while (W > esz && (run % W || a->align % W))
+		W /= 2;
+	if (a->mode == 2 || W < esz)
+		W = esz;
+	a->W = W;
+	a->epc = W / esz;
+	a->nchunks = (int)(run / W);
+	return true;
+}
+
+/* The helper suffix of a W-byte access. */
+static const char *wsuffix(int W)
+{
+	return W == 2 ? "b16" : W == 4 ? "b32" : W == 8 ? "v2" : "v4";
+}
+
+/* "element t" or "elements P*t .. P*t + P-1": the run a role thread holds. */
+static const char *run_text(Em *e, int per)
+{
+	return per == 1 ? "element t" : arena_printf(&e->c->arena, "elements %d*t .. %d*t + %d", per, per, per - 1);
+}
+
+/* "const int vt_ = ..." (the thread's index within the role) and the pointer to
+ * its first element. */
+static void vec_prologue(Em *e, const PlanRole *ro, const RowAcc *a, bool load)
+{
+	if (ro->thread_lo)
+		sm90_line(e, "const int vt_ = (int)threadIdx.x - %d;   /* thread within role %s */", ro->thread_lo, ro->name);
+	else
+		sm90_line(e, "const int vt_ = (int)threadIdx.x;   /* thread within role %s */", ro->name);
+	const char *t = a->per == 1 ? "vt_" : arena_printf(&e->c->arena, "(long long)vt_ * %d", a->per);
+	if (strcmp(a->start, "0") == 0)
+		sm90_line(e, "%s%s *%s = %s + %s;", load ? "const " : "", sm90_ctype(a->g->dt), load ? "src_" : "dst_", a->g->name, t);
+	else
+		sm90_line(e, "%s%s *%s = %s + %s + %s;", load ? "const " : "", sm90_ctype(a->g->dt), load ? "src_" : "dst_", a->g->name, a->start, t);
+}
+
+void sm90_vec_load(Em *e, Stmt *s, const PlanFrag *f)
+{
+	RowAcc a;
+	if (f->role != e->role || f->regs_per_thread == 0 || !row_access(e, s->src, f, &a) || a.g->dt != f->dt) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002",
+		                      "load into thread vector '%s' (%s[%lld]) is lowered for sm_90a only as `load %s <- G[i, .., start +: %lld]` (or `:`) from a global bf16, f16, f32, i32 or u32 tensor of the same dtype: point indices, then one range over the innermost dimension",
+		                      f->name, dtype_name(f->dt), f->rows, f->name, f->rows);
+		diag_set(&d->resource, "%s", f->name);
+		diag_set(&d->hint, "load a whole row (or a contiguous piece of one) of the fragment's length and dtype");
+		return;
+	}
+	const Decl *g = a.g;
+	const PlanRole *ro = &e->p->roles[e->role];
+	e->need_gmem = true;
+	const char *ld = read_only(e, g->name) ? "ld_global_nc" : "ld_global";
+	int words = a.W <= 4 ? 1 : a.W / 4;
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "%lld %s over %d threads: thread t loads %s (%d-byte loads, coalesced)", a.len,
+	                                         dtype_name(g->dt), ro->nthreads, run_text(e, a.per), a.W));
+	sm90_line(e, "{");
+	e->ind++;
+	vec_prologue(e, ro, &a, true);
+	if (a.mode == 2) {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int k_ = 0; k_ < %d; ++k_) {", a.per);
+		sm90_line(e, "\tu32 w_[1] = {0u};");
+		sm90_line(e, "\tif (vt_ * %d + k_ < %lld)", a.per, a.len);
+		sm90_line(e, "\t\tw_[0] = %s_%s(src_ + k_);", ld, wsuffix(a.W));
+		const char *u = g->dt == DT_BF16 ? "bf16lo_f32(w_[0])" : g->dt == DT_F16 ? "f16lo_f32(w_[0])" : g->dt == DT_F32 ? "__uint_as_float(w_[0])" :
+		                g->dt == DT_I32 ? "(int)w_[0]" : "w_[0]";
+		sm90_line(e, "\t%s[k_] = %s;", f->name, u);
+		sm90_line(e, "}");
+		e->ind--;
+		sm90_line(e, "}");
+		return;
+	}
+	if (a.mode == 1) {
+		sm90_line(e, "if (vt_ < %lld) {   /* threads past the end hold nothing */", a.len / a.per);
+		e->ind++;
+	}
+	const char *unpack;
+	switch (g->dt) {
+	case DT_BF16: unpack = a.epc == 1 ? "bf16lo_f32(w_[0])" : "bf16lo_f32(w_[k_ / 2] >> (16 * (k_ % 2)))"; break;
+	case DT_F16: unpack = a.epc == 1 ? "f16lo_f32(w_[0])" : "f16lo_f32(w_[k_ / 2] >> (16 * (k_ % 2)))"; break;
+	case DT_F32: unpack = "__uint_as_float(w_[k_])"; break;
+	case DT_I32: unpack = "(int)w_[k_]"; break;
+	default: unpack = "w_[k_]"; break;
+	}
+	if (a.nchunks == 1 && a.epc == 1 && a.W <= 4) {   /* one element per thread, one load */
+		sm90_line(e, "const u32 w_[1] = {%s_%s(src_)};", ld, wsuffix(a.W));
+		const char *k0 = unpack;
+		if (g->dt == DT_F32)
+			k0 = "__uint_as_float(w_[0])";
+		else if (g->dt == DT_I32)
+			k0 = "(int)w_[0]";
+		else if (g->dt == DT_U32)
+			k0 = "w_[0]";
+		sm90_line(e, "%s[0] = %s;", f->name, k0);
+	} else {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int q_ = 0; q_ < %d; ++q_) {", a.nchunks);
+		sm90_line(e, "\tu32 w_[%d];", words);
+		if (a.W <= 4)
+			sm90_line(e, "\tw_[0] = %s_%s(src_ + q_ * %d);", ld, wsuffix(a.W), a.epc);
+		else
+			sm90_line(e, "\t%s_%s(src_ + q_ * %d, w_);", ld, wsuffix(a.W), a.epc);
+		sm90_line(e, "\t#pragma unroll");
+		sm90_line(e, "\tfor (int k_ = 0; k_ < %d; ++k_)", a.epc);
+		sm90_line(e, "\t\t%s[q_ * %d + k_] = %s;", f->name, a.epc, unpack);
+		sm90_line(e, "}");
+	}
+	if (a.mode == 1) {
+		e->ind--;
+		sm90_line(e, "} else {");
+		sm90_line(e, "\t#pragma unroll");
+		sm90_line(e, "\tfor (int k_ = 0; k_ < %d; ++k_)", a.per);
+		sm90_line(e, "\t\t%s[k_] = 0;", f->name);
+		sm90_line(e, "}");
+	}
+	e->ind--;
+	sm90_line(e, "}");
+}
+
+void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f)
+{
+	RowAcc a;
+	bool shape = f->role == e->role && f->regs_per_thread > 0 && row_access(e, s->dst, f, &a);
+	if (!shape || (cast != DT_NONE && cast != a.g->dt)) {
+		const char *gname = lower_base_name(s->dst);
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-011",
+		                      "store of thread-vector expression over '%s' (%lld elements) is lowered for sm_90a only as `store G[i, .., start +: %lld] <- [cast(]expr[)]` (or `:`) into a global bf16, f16, f32, i32 or u32 tensor: point indices, then one range of the vector's length over the innermost dimension%s",
+		                      f->name, f->rows, f->rows, shape ? ", converting to the tensor's own dtype" : "");
+		diag_set(&d->resource, "%s", gname ? gname : f->name);
+		return;
+	}
+	const Decl *g = a.g;
+	Fx c = {FRAG_VEC, f};
+	StrBuf val = {0};
+	if (!sm90_fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return;
+	}
+	const PlanRole *ro = &e->p->roles[e->role];
+	e->need_gmem = true;
+	const char *pack;
+	switch (g->dt) {
+	case DT_BF16: pack = "(u32)bf16_bits(%s)"; break;
+	case DT_F16: pack = "(u32)f16_bits(%s)"; break;
+	case DT_F32: pack = "__float_as_uint((float)(%s))"; break;
+	case DT_I32: pack = "(u32)(int)(%s)"; break;
+	default: pack = "(u32)(%s)"; break;
+	}
+	char *pv = arena_printf(&e->c->arena, pack, sb_str(&val));
+	sb_free(&val);
+	int esz = dtype_size(g->dt);
+	int words = a.W <= 4 ? 1 : a.W / 4;
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "%lld %s over %d threads: thread t stores %s (%d-byte stores, coalesced)", a.len,
+	                                         dtype_name(g->dt), ro->nthreads, run_text(e, a.per), a.W));
+	sm90_line(e, "{");
+	e->ind++;
+	vec_prologue(e, ro, &a, false);
+	if (a.mode == 2) {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int v_ = 0; v_ < %d; ++v_)", a.per);
+		sm90_line(e, "\tif (vt_ * %d + v_ < %lld)", a.per, a.len);
+		sm90_line(e, "\t\tst_global_%s(dst_ + v_, %s);", wsuffix(a.W), pv);
+		e->ind--;
+		sm90_line(e, "}");
+		return;
+	}
+	if (a.mode == 1) {
+		sm90_line(e, "if (vt_ < %lld) {   /* threads past the end hold nothing */", a.len / a.per);
+		e->ind++;
+	}
+	if (a.nchunks == 1 && a.epc == 1 && a.W <= 4) {   /* one element per thread, one store */
+		sm90_line(e, "const int v_ = 0;");
+		sm90_line(e, "st_global_%s(dst_, %s);", wsuffix(a.W), pv);
+	} else {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int q_ = 0; q_ < %d; ++q_) {", a.nchunks);
+		sm90_line(e, "\tu32 w_[%d] = {0u};", words);
+		sm90_line(e, "\t#pragma unroll");
+		sm90_line(e, "\tfor (int k_ = 0; k_ < %d; ++k_) {", a.epc);
+		sm90_line(e, "\t\tconst int v_ = q_ * %d + k_;", a.epc);
+		if (esz == 2)
+			sm90_line(e, "\t\tw_[k_ / 2] |= %s << (16 * (k_ %% 2));", pv);
+		else
+			sm90_line(e, "\t\tw_[k_] = %s;", pv);
+		sm90_line(e, "\t}");
+		if (a.W <= 4)
+			sm90_line(e, "\tst_global_%s(dst_ + q_ * %d, w_[0]);", wsuffix(a.W), a.epc);
+		else
+			sm90_line(e, "\tst_global_%s(dst_ + q_ * %d, w_);", wsuffix(a.W), a.epc);
+		sm90_line(e, "}");
+	}
+	if (a.mode == 1) {
+		e->ind--;
+		sm90_line(e, "}");
+	}
+	e->ind--;
+	sm90_line(e, "}");
+}
+
+/* ---- helper library ---- */
+
+void sm90_vec_helpers(StrBuf *o)
+{
+	sb_puts(o, "\n#ifndef CAKE_SM90_GMEM   /* plain global loads and stores (SIMT vectors, element reads) */\n"
+	        "#define CAKE_SM90_GMEM\n"
+	        "/* Read-only data (the kernel never writes the tensor): the non-coherent path, like __ldg. */\n"
+	        "__device__ __forceinline__ u32 ld_global_nc_b16(const void *p)\n"
+	        "{\n"
+	        "\tunsigned short v;\n"
+	        "\tasm(\"ld.global.nc.u16 %0, [%1];\\n\" : \"=h\"(v) : \"l\"(p));\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ u32 ld_global_nc_b32(const void *p)\n"
+	        "{\n"
+	        "\tu32 v;\n"
+	        "\tasm(\"ld.global.nc.b32 %0, [%1];\\n\" : \"=r\"(v) : \"l\"(p));\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ u64 ld_global_nc_b64(const void *p)\n"
+	        "{\n"
+	        "\tu64 v;\n"
+	        "\tasm(\"ld.global.nc.b64 %0, [%1];\\n\" : \"=l\"(v) : \"l\"(p));\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ void ld_global_nc_v2(const void *p, u32 *w)   /* p 8-byte aligned */\n"
+	        "{\n"
+	        "\tasm(\"ld.global.nc.v2.b32 {%0, %1}, [%2];\\n\" : \"=r\"(w[0]), \"=r\"(w[1]) : \"l\"(p));\n"
+	        "}\n"
+	        "__device__ __forceinline__ void ld_global_nc_v4(const void *p, u32 *w)   /* p 16-byte aligned */\n"
+	        "{\n"
+	        "\tasm(\"ld.global.nc.v4.b32 {%0, %1, %2, %3}, [%4];\\n\" : \"=r\"(w[0]), \"=r\"(w[1]), \"=r\"(w[2]), \"=r\"(w[3]) : \"l\"(p));\n"
+	        "}\n"
+	        "/* Data the kernel also writes: ordinary loads, kept in order with its stores. */\n"
+	        "__device__ __forceinline__ u32 ld_global_b16(const void *p)\n"
+	        "{\n"
+	        "\tunsigned short v;\n"
+	        "\tasm volatile(\"ld.global.u16 %0, [%1];\\n\" : \"=h\"(v) : \"l\"(p) : \"memory\");\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ u32 ld_global_b32(const void *p)\n"
+	        "{\n"
+	        "\tu32 v;\n"
+	        "\tasm volatile(\"ld.global.b32 %0, [%1];\\n\" : \"=r\"(v) : \"l\"(p) : \"memory\");\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ u64 ld_global_b64(const void *p)\n"
+	        "{\n"
+	        "\tu64 v;\n"
+	        "\tasm volatile(\"ld.global.b64 %0, [%1];\\n\" : \"=l\"(v) : \"l\"(p) : \"memory\");\n"
+	        "\treturn v;\n"
+	        "}\n"
+	        "__device__ __forceinline__ void ld_global_v2(const void *p, u32 *w)\n"
+	        "{\n"
+	        "\tasm volatile(\"ld.global.v2.b32 {%0, %1}, [%2];\\n\" : \"=r\"(w[0]), \"=r\"(w[1]) : \"l\"(p) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void ld_global_v4(const void *p, u32 *w)\n"
+	        "{\n"
+	        "\tasm volatile(\"ld.global.v4.b32 {%0, %1, %2, %3}, [%4];\\n\" : \"=r\"(w[0]), \"=r\"(w[1]), \"=r\"(w[2]), \"=r\"(w[3]) : \"l\"(p) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void st_global_b16(void *p, u32 v)\n"
+	        "{\n"
+	        "\tasm volatile(\"st.global.u16 [%0], %1;\\n\" :: \"l\"(p), \"h\"((unsigned short)v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void st_global_b32(void *p, u32 v)\n"
+	        "{\n"
+	        "\tasm volatile(\"st.global.b32 [%0], %1;\\n\" :: \"l\"(p), \"r\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void st_global_v2(void *p, const u32 *w)   /* p 8-byte aligned */\n"
+	        "{\n"
+	        "\tasm volatile(\"st.global.v2.b32 [%0], {%1, %2};\\n\" :: \"l\"(p), \"r\"(w[0]), \"r\"(w[1]) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void st_global_v4(void *p, const u32 *w)   /* p 16-byte aligned */\n"
+	        "{\n"
+	        "\tasm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"l\"(p), \"r\"(w[0]), \"r\"(w[1]), \"r\"(w[2]), \"r\"(w[3]) : \"memory\");\n"
+	        "}\n"
+	        "#endif\n");
+}
