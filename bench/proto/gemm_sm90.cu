@@ -3,7 +3,7 @@
  *
  * C[M,N] (bf16) = A[M,K] · B[N,K]^T, both operands K-major, f32 accumulation.
  * This is the reference the Cake lowering (src/lower/) reproduces from the
- * GEMM schedule in docs/SYNTAX-CONTRACT.txt; every mechanism here is one the
+ * GEMM schedule in kernels/gemm/gemm_ws_128x256_s4.cake; every mechanism here is one the
  * lowering derives: smem ring offsets, full/empty mbarrier rings with
  * "empty starts free" phases, expect_tx byte counts, 128B-swizzle wgmma
  * descriptors, setmaxnreg per role, cluster multicast.

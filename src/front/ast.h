@@ -5,8 +5,8 @@
  * types, owning role of each statement); the verifier and the lowering read
  * it. Every node has a Span. Lists are arena arrays with a count.
  *
- * THE AGREED SYNTAX CONTRACT (every construct, precedence, keywords, a full
- * example) is docs/SYNTAX-CONTRACT.txt -- implement/parse/write exactly that.
+ * The language is specified in docs/LANGUAGE.md; its grammar, which the
+ * parser implements exactly, is docs/grammar.ebnf.
  *
  * Concrete syntax sketch (the normative grammar is docs/grammar.ebnf):
  *

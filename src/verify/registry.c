@@ -153,9 +153,10 @@ R("CK-HW-013", CAT_CONTRACT, SEV_NOTE, 1, "global stride alignment not provable"
   "constraint to the domain."),
 R("CK-LEX-001", CAT_LANGUAGE, SEV_ERROR, 1, "invalid character",
   "Names and operators are ASCII; a byte or character that starts no token (a non-ASCII "
-  "character outside a comment, `$`, `;`, a control character, a lone `&` or `|`) is "
-  "reported once per run of adjacent bad bytes and skipped, so one stray byte does not hide "
-  "the rest of the file. Models the lexical alphabet of docs/LANGUAGE.md."),
+  "character outside a comment, `$`, `;`, a control character) is reported once per run of "
+  "adjacent bad bytes and skipped, so one stray byte does not hide the rest of the file. A "
+  "lone `&`, `|` or `.` (and `b.T`) is reported too, then read as `&&`, `||`, `..` (and "
+  "`b^T`) so that parsing continues. Models the lexical alphabet of docs/LANGUAGE.md."),
 R("CK-LEX-002", CAT_LANGUAGE, SEV_ERROR, 1, "invalid UTF-8",
   "Source files must be valid UTF-8, comments included; an invalid byte sequence usually "
   "means the file was saved in another encoding or is binary. Reported at the first bad "
@@ -502,7 +503,9 @@ R("CK-SYN-004", CAT_LANGUAGE, SEV_ERROR, 1, "file contains no kernel",
   "error."),
 R("CK-SYN-005", CAT_LANGUAGE, SEV_ERROR, 1, "reserved word used as a name",
   "Statement and declaration leaders (kernel, role, wait, tma, ...) and the literal `inf` "
-  "cannot be used as names of values, roles, buffers or barriers."),
+  "cannot be used as names of values (params, consts, grid coordinates, shared buffers, "
+  "fragments, loop variables, lets), where they would be ambiguous with a statement. Role, "
+  "pipeline, barrier and kernel names may be any identifier (`role load`)."),
 R("CK-SYN-006", CAT_LANGUAGE, SEV_ERROR, 1, "unknown keyword value",
   "An element type, swizzle, target or fence kind outside the fixed vocabulary "
   "(bf16/f16/f32/f8e4m3/i32/u32/i64/bool; none/32B/64B/128B; sm_90a/sm_80/sm_100a; "

@@ -1,7 +1,7 @@
 /*
  * test_lower.c — the derived plan and the sm_90a lowering.
  *
- * The GEMM of docs/SYNTAX-CONTRACT.txt is compiled from an inline string
+ * The GEMM of docs/LANGUAGE.md §10.1 is compiled from an inline string
  * through the real parser and sema; the test then checks every derived
  * number against a hand derivation (offsets and their alignment, total
  * dynamic smem = 4 x (16384 + 32768) + 8 mbarriers + 1024 B slack, expect_tx
