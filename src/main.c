@@ -106,26 +106,6 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 	return 2;
 }
 
-/* If arg is "--name=VALUE" return VALUE; if arg is "--name" take the next
- * argument (advancing *i); NULL when arg is another option. *missing is set
- * when "--name" is last. */
-static const char *opt_value(const char *name, int argc, char **argv, int *i, bool *missing)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != 0)
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 /* Write the buffer to f. */
 static void emit(FILE *f, StrBuf *b)
 {
@@ -236,7 +216,7 @@ static int cmd_check(int argc, char **argv)
 			files[nfiles++] = a;
 		} else if (strcmp(a, "--") == 0) {
 			only_files = true;
-		} else if ((v = opt_value("--format", argc, argv, &i, &missing))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "text") == 0)
 				o.format = FMT_TEXT;
 			else if (strcmp(v, "json") == 0)
@@ -247,7 +227,7 @@ static int cmd_check(int argc, char **argv)
 				rc = usage_error("check", "unknown format '%s' (expected text, json or sarif)", v);
 				goto out;
 			}
-		} else if ((v = opt_value("--dump", argc, argv, &i, &missing))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--dump", &missing))) {
 			if (strcmp(v, "tokens") == 0)
 				o.dump = DUMP_TOKENS;
 			else if (strcmp(v, "ast") == 0)
@@ -258,7 +238,7 @@ static int cmd_check(int argc, char **argv)
 				rc = usage_error("check", "unknown dump stage '%s' (expected tokens, ast or sema)", v);
 				goto out;
 			}
-		} else if ((v = opt_value("--color", argc, argv, &i, &missing))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--color", &missing))) {
 			if (strcmp(v, "auto") == 0)
 				o.color = COLOR_AUTO;
 			else if (strcmp(v, "always") == 0)
@@ -412,7 +392,7 @@ static int cmd_rules(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		bool missing = false;
-		if ((v = opt_value("--format", argc, argv, &i, &missing))) {
+		if ((v = cli_optval(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "markdown") != 0)
 				return usage_error("rules", "unknown format '%s' (expected text, json or markdown)", v);
 			format = v;

@@ -380,3 +380,21 @@ int mkdir_p(const char *path)
 	free(p);
 	return (r == 0 || errno == EEXIST) ? 0 : -1;
 }
+
+const char *cli_optval(int argc, char **argv, int *i, const char *opt, bool *missing)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+	if (strncmp(a, opt, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != 0)
+		return NULL;
+	if (*i + 1 >= argc) {
+		if (missing)
+			*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}

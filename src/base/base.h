@@ -137,4 +137,11 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p. Returns 0 or -1. */
 int mkdir_p(const char *path);
 
+/* ---- command line ---- */
+
+/* If argv[*i] is "opt=V" return V; if it is exactly "opt", return the next
+ * argument and advance *i. NULL otherwise; then, if missing is non-NULL,
+ * *missing is set true when argv[*i] is exactly "opt" with nothing after it. */
+const char *cli_optval(int argc, char **argv, int *i, const char *opt, bool *missing);
+
 #endif

@@ -95,18 +95,6 @@ static int km_usage(const char *fmt, const char *arg)
 	return 2;
 }
 
-static const char *km_optval(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 /* "B=32,N=65536,D=128,K=1024" (any order, any subset) into o. */
 static int parse_shape(const char *s, KmOpts *o)
 {
@@ -137,39 +125,39 @@ static int parse_km_args(int argc, char **argv, KmOpts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *v, *a = argv[i];
 		char *end;
-		if ((v = km_optval(argc, argv, &i, "--shape"))) {
+		if ((v = cli_optval(argc, argv, &i, "--shape", NULL))) {
 			int st = parse_shape(v, o);
 			if (st)
 				return st;
-		} else if ((v = km_optval(argc, argv, &i, "--dtype"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--dtype", NULL))) {
 			if (strcmp(v, "bf16") && strcmp(v, "f16") && strcmp(v, "fp16"))
 				return km_usage("--dtype is bf16 or f16, not '%s'", v);
 			o->f16 = v[0] == 'f';
-		} else if ((v = km_optval(argc, argv, &i, "--iters"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--iters", NULL))) {
 			o->iters = (int)strtol(v, &end, 10);
 			if (*end || o->iters < 1 || o->iters > 100000)
 				return km_usage("--iters takes 1..100000, not '%s'", v);
-		} else if ((v = km_optval(argc, argv, &i, "--tol"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--tol", NULL))) {
 			o->tol = strtod(v, &end);
 			if (*end || !(o->tol >= 0))
 				return km_usage("--tol takes a non-negative number, not '%s'", v);
-		} else if ((v = km_optval(argc, argv, &i, "--seed"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--seed", NULL))) {
 			o->seed = strtoull(v, &end, 10);
 			if (*end || !*v)
 				return km_usage("--seed takes an integer, not '%s'", v);
-		} else if ((v = km_optval(argc, argv, &i, "--check-rows"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--check-rows", NULL))) {
 			o->check_rows = (int)strtol(v, &end, 10);
 			if (*end || o->check_rows < 1)
 				return km_usage("--check-rows takes a positive integer, not '%s'", v);
-		} else if ((v = km_optval(argc, argv, &i, "--device"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--device", NULL))) {
 			o->device = (int)strtol(v, &end, 10);
 			if (*end || o->device < 0)
 				return km_usage("--device takes a GPU ordinal, not '%s'", v);
-		} else if ((v = km_optval(argc, argv, &i, "--kernels"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--kernels", NULL))) {
 			o->dir = v;
-		} else if ((v = km_optval(argc, argv, &i, "--input"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--input", NULL))) {
 			o->input = v;
-		} else if ((v = km_optval(argc, argv, &i, "--format"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--format", NULL))) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return km_usage("--format is text or json, not '%s'", v);
 			o->json = v[0] == 'j';

@@ -118,19 +118,6 @@ static int run_usage(const char *msg, const char *arg)
 	return 2;
 }
 
-/* Value of "--opt=V" or "--opt V"; advances *i. NULL if a is not opt. */
-static const char *optval(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 /* True when binding b of o names `name`. */
 static bool bind_is(const RunOpts *o, int b, const char *name)
 {
@@ -150,32 +137,32 @@ static int parse_args(int argc, char **argv, RunOpts *o)
 	o->check_rows = 256;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
-		if ((v = optval(argc, argv, &i, "--kernel")))
+		if ((v = cli_optval(argc, argv, &i, "--kernel", NULL)))
 			o->kname = v;
-		else if ((v = optval(argc, argv, &i, "--seed")))
+		else if ((v = cli_optval(argc, argv, &i, "--seed", NULL)))
 			o->seed = strtoull(v, NULL, 0);
-		else if ((v = optval(argc, argv, &i, "--timeout"))) {
+		else if ((v = cli_optval(argc, argv, &i, "--timeout", NULL))) {
 			o->timeout_s = atof(v);
 			if (o->timeout_s <= 0)
 				return run_usage("--timeout needs a positive number of seconds, got '%s'", v);
-		} else if ((v = optval(argc, argv, &i, "--iters"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--iters", NULL))) {
 			o->iters = atoi(v);
 			if (o->iters < 1)
 				return run_usage("--iters needs a positive count, got '%s'", v);
-		} else if ((v = optval(argc, argv, &i, "--warmup")))
+		} else if ((v = cli_optval(argc, argv, &i, "--warmup", NULL)))
 			o->warmup = atoi(v) < 0 ? 0 : atoi(v);
-		else if ((v = optval(argc, argv, &i, "--check-rows"))) {
+		else if ((v = cli_optval(argc, argv, &i, "--check-rows", NULL))) {
 			o->check_rows = atoi(v);
 			if (o->check_rows < 1)
 				return run_usage("--check-rows needs a positive count, got '%s'", v);
-		} else if ((v = optval(argc, argv, &i, "--device")))
+		} else if ((v = cli_optval(argc, argv, &i, "--device", NULL)))
 			o->device = atoi(v);
-		else if ((v = optval(argc, argv, &i, "--format"))) {
+		else if ((v = cli_optval(argc, argv, &i, "--format", NULL))) {
 			if (!strcmp(v, "json"))
 				o->json = true;
 			else if (strcmp(v, "text"))
 				return run_usage("unknown --format '%s' (text or json)", v);
-		} else if ((v = optval(argc, argv, &i, "--oracle"))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--oracle", NULL))) {
 			if (!strcmp(v, "none"))
 				o->oracle_none = true;
 			else if (strcmp(v, "auto"))

@@ -117,7 +117,8 @@ int build_main(int argc, char **argv)
 	Emit emit = EMIT_CUDA;
 	bool debug = false, noverify = false, allow_spills = false;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
+		bool missing = false;
 		if (strncmp(a, "--emit=", 7) == 0) {
 			if (strcmp(a + 7, "plan") == 0)
 				emit = EMIT_PLAN;
@@ -131,12 +132,10 @@ int build_main(int argc, char **argv)
 			if (i + 1 >= argc)
 				return build_usage("%s needs a file name", a);
 			out = argv[++i];
-		} else if (strcmp(a, "--kernel") == 0) {
-			if (i + 1 >= argc)
-				return build_usage("%s needs a kernel name", a);
-			kname = argv[++i];
-		} else if (strncmp(a, "--kernel=", 9) == 0) {
-			kname = a + 9;
+		} else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing))) {
+			kname = v;
+		} else if (missing) {
+			return build_usage("%s needs a kernel name", a);
 		} else if (strcmp(a, "--debug-hang") == 0) {
 			debug = true;
 		} else if (strcmp(a, "--no-verify") == 0) {

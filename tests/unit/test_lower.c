@@ -23,41 +23,9 @@
 
 #include "lower/lower.h"
 #include "gpu/gpu.h"
+#include "testlib.h"
 
-static const char GEMM[] =
-	"kernel gemm_bf16 target sm_90a\n"
-	"  param A: global bf16[M, K]\n"
-	"  param B: global bf16[N, K]\n"
-	"  param C: global bf16[M, N]\n"
-	"  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64\n"
-	"  grid (N / 256, M / 128) as (bn, bm)\n"
-	"  role load warps 0..3 regs 40\n"
-	"  role mma  warps 4..11 regs 232            # two consumer warpgroups\n"
-	"  pipeline ab stages 4\n"
-	"  smem a: bf16[128, 64] swizzle 128B ring ab\n"
-	"  smem b: bf16[256, 64] swizzle 128B ring ab\n"
-	"  barrier full  ring ab producers load consumers mma  arrivals 1\n"
-	"  barrier empty ring ab producers mma  consumers load arrivals 2\n"
-	"  frag acc: f32[128, 256] in mma split m\n"
-	"{\n"
-	"  in load {\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait empty\n"
-	"      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
-	"      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full\n"
-	"    }\n"
-	"  }\n"
-	"  in mma {\n"
-	"    acc = 0\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait full\n"
-	"      wgmma acc += a @ b^T\n"
-	"      wgmma_wait 0\n"
-	"      arrive empty\n"
-	"    }\n"
-	"    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n"
-	"  }\n"
-	"}\n";
+static const char GEMM[] = TL_GEMM_SRC("            # two consumer warpgroups");
 
 static const char ASSIGN[] =
 	"kernel kmeans_assign target sm_90a\n"
@@ -257,6 +225,17 @@ static bool has_rule(const DiagList *dl, const char *id)
 	return false;
 }
 
+/* Assert that each of the n strings in must occurs in the generated CUDA text;
+ * a missing one is named on stderr first. */
+static void expect_all(const char *text, const char *const *must, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(text, must[i]))
+			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
+		assert_non_null(strstr(text, must[i]));
+	}
+}
+
 static void test_gemm_plan(void **state)
 {
 	Fx f;
@@ -418,11 +397,7 @@ static void test_gemm_cuda(void **state)
 		"// gemm.cake:27: wgmma acc += a @ b^T",
 		"float acc[128];",
 	};
-	for (size_t i = 0; i < NELEM(must); i++) {
-		if (!strstr(s, must[i]))
-			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
-		assert_non_null(strstr(s, must[i]));
-	}
+	expect_all(s, must, NELEM(must));
 	/* expect_tx is armed once per iteration (before the first copy only) */
 	const char *first = strstr(s, "mbar_arrive_expect_tx(bar_full");
 	assert_null(strstr(first + 1, "mbar_arrive_expect_tx(bar_full"));
@@ -730,11 +705,7 @@ static void test_kmeans_assign(void **state)
 		"float cn[32];",
 		"int best_i[2];",
 	};
-	for (size_t i = 0; i < NELEM(must); i++) {
-		if (!strstr(t, must[i]))
-			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
-		assert_non_null(strstr(t, must[i]));
-	}
+	expect_all(t, must, NELEM(must));
 	sb_free(&cu);
 	fx_close(&f);
 }
@@ -802,11 +773,7 @@ static void test_smem_load_and_row_store(void **state)
 		"xn[r_] = (xn[r_] + red0_[r_]);",
 		"dst_[(r_ / 2) * 64 + (r_ % 2) * 8] = (float)(fmaxf(xn[r_], 0.0f));",
 	};
-	for (size_t i = 0; i < NELEM(must); i++) {
-		if (!strstr(t, must[i]))
-			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
-		assert_non_null(strstr(t, must[i]));
-	}
+	expect_all(t, must, NELEM(must));
 	sb_free(&cu);
 	fx_close(&f);
 	free(src);
@@ -840,11 +807,7 @@ static void test_attention(void **state)
 		"for (int j = 0; j < (bm + 1); j += 1) {",
 		"*(u32 *)o_ = pack_bf16x2(v_[0], v_[1]);",
 	};
-	for (size_t i = 0; i < NELEM(must); i++) {
-		if (!strstr(t, must[i]))
-			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
-		assert_non_null(strstr(t, must[i]));
-	}
+	expect_all(t, must, NELEM(must));
 	sb_free(&cu);
 	fx_close(&f);
 }
@@ -959,11 +922,7 @@ static void test_kmeans_segmented(void **state)
 		"st_global_b16(dst_, (u32)bf16_bits((acc[v_] / ((float)(hi - lo)))));",
 		"asm(\"ld.global.nc.u16 %0, [%1];\\n\"",
 	};
-	for (size_t i = 0; i < NELEM(must); i++) {
-		if (!strstr(t, must[i]))
-			fprintf(stderr, "missing in generated CUDA: %s\n", must[i]);
-		assert_non_null(strstr(t, must[i]));
-	}
+	expect_all(t, must, NELEM(must));
 	expect_compiles(t, "kmeans_update_segmented");
 	sb_free(&cu);
 	fx_close(&f);

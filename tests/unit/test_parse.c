@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "front/front.h"
+#include "testlib.h"
 
 typedef struct T {
 	SourceSet ss;
@@ -79,40 +80,7 @@ static void expect_clean(T *t)
 	assert_int_equal(t->dl.n, 0);
 }
 
-static const char *GEMM =
-	"kernel gemm_bf16 target sm_90a\n"
-	"  param A: global bf16[M, K]\n"
-	"  param B: global bf16[N, K]\n"
-	"  param C: global bf16[M, N]\n"
-	"  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64\n"
-	"  grid (N / 256, M / 128) as (bn, bm)\n"
-	"  role load warps 0..3 regs 40\n"
-	"  role mma  warps 4..11 regs 232            # two consumer warpgroups\n"
-	"  pipeline ab stages 4\n"
-	"  smem a: bf16[128, 64] swizzle 128B ring ab\n"
-	"  smem b: bf16[256, 64] swizzle 128B ring ab\n"
-	"  barrier full  ring ab producers load consumers mma  arrivals 1\n"
-	"  barrier empty ring ab producers mma  consumers load arrivals 2\n"
-	"  frag acc: f32[128, 256] in mma split m\n"
-	"{\n"
-	"  in load {\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait empty\n"
-	"      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
-	"      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full\n"
-	"    }\n"
-	"  }\n"
-	"  in mma {\n"
-	"    acc = 0\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait full\n"
-	"      wgmma acc += a @ b^T\n"
-	"      wgmma_wait 0\n"
-	"      arrive empty\n"
-	"    }\n"
-	"    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n"
-	"  }\n"
-	"}\n";
+static const char *GEMM = TL_GEMM_SRC("            # two consumer warpgroups");
 
 static void check_ident(const Expr *e, const char *name)
 {

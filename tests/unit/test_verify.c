@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "verify/verify.h"
+#include "testlib.h"
 
 typedef struct Run {
 	SourceSet ss;
@@ -272,40 +273,12 @@ static void test_corpus(void **state)
 
 static const char *late_release =
 	"kernel gemm_late_release target sm_90a\n"
-	"  param A: global bf16[M, K]\n"
-	"  param B: global bf16[N, K]\n"
-	"  param C: global bf16[M, N]\n"
-	"  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64\n"
-	"  grid (N / 256, M / 128) as (bn, bm)\n"
-	"  role load warps 0..3 regs 40\n"
-	"  role mma  warps 4..11 regs 232\n"
-	"  pipeline ab stages 4\n"
-	"  smem a: bf16[128, 64] swizzle 128B ring ab\n"
-	"  smem b: bf16[256, 64] swizzle 128B ring ab\n"
-	"  barrier full  ring ab producers load consumers mma  arrivals 1\n"
-	"  barrier empty ring ab producers mma  consumers load arrivals 2\n"
-	"  frag acc: f32[128, 256] in mma split m\n"
-	"{\n"
-	"  in load {\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait empty\n"
-	"      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
-	"      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full\n"
-	"    }\n"
-	"  }\n"
-	"  in mma {\n"
-	"    acc = 0\n"
-	"    for k in 0 .. K / 64 pipelined ab {\n"
-	"      wait full\n"
-	"      wgmma acc += a @ b^T\n"
-	"      wgmma_wait 0\n"
+	TL_GEMM_DECLS("")
+	TL_GEMM_BODY_HEAD
 	"      if k >= 4 {\n"
 	"        arrive empty\n"
 	"      }\n"
-	"    }\n"
-	"    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n"
-	"  }\n"
-	"}\n";
+	TL_GEMM_BODY_TAIL;
 
 static void test_deadlock_story(void **state)
 {
