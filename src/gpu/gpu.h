@@ -320,6 +320,10 @@ void run_hang_story(const struct Plan *p, const struct Kernel *k, const void *re
 /* `cake run`: parse argv (after the subcommand), lower, JIT, run isolated,
  * print the verdict (text or --format=json). Returns the process exit code. */
 int run_main(int argc, char **argv);
+/* Fill n elements of dtype `dtype` (a DType of src/front/ast.h) with seeded random
+ * values: floats finite, non-zero, in [-1, 1] (f16 kept in its normal range); integers
+ * in [0, 64). The same seed gives the same bytes. */
+void run_fill_input(void *h, int dtype, size_t n, uint64_t seed);
 
 /* `cake kmeans`: Lloyd iterations (assign -> update -> shift check) on the GPU
  * with the kernels/kmeans Cake IR kernels; argv[0] is the subcommand. Prints

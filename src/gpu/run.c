@@ -437,9 +437,9 @@ static int cmp_float(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Fill one input tensor with seeded random values of its dtype. */
-static void fill_input(void *h, DType dt, size_t n, uint64_t seed)
+void run_fill_input(void *h, int dtype, size_t n, uint64_t seed)
 {
+	DType dt = (DType)dtype;
 	uint64_t st = seed;
 	if (dt == DT_BF16) {
 		oracle_fill_bf16(h, n, seed);
@@ -456,12 +456,10 @@ static void fill_input(void *h, DType dt, size_t n, uint64_t seed)
 		case DT_U32: ((uint32_t *)h)[i] = (uint32_t)(u * 64); break;
 		case DT_I64: ((int64_t *)h)[i] = (int64_t)(u * 64); break;
 		case DT_F16: {
-			/* f32 -> f16, values in (-1,1): normal range, round by truncation */
-			uint32_t b;
-			memcpy(&b, &f, 4);
-			uint32_t s = (b >> 16) & 0x8000u, e = (b >> 23) & 0xffu, m = b & 0x7fffffu;
-			uint16_t hv = e < 103 ? (uint16_t)(s | 0x0400u) : (uint16_t)(s | ((e - 112) << 10) | (m >> 13));
-			((uint16_t *)h)[i] = hv;
+			/* keep inputs in f16's normal range: |f| < 2^-14 becomes ±2^-14, never 0 */
+			if (fabsf(f) < 0x1p-14f)
+				f = f < 0 ? -0x1p-14f : 0x1p-14f;
+			((uint16_t *)h)[i] = oracle_f32_to_f16(f);
 			break;
 		}
 		default: ((uint8_t *)h)[i] = (uint8_t)(oracle_splitmix64(&st) & 0x7f) | 1; break;
@@ -577,7 +575,7 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			return;
 		}
 		if (!t->output) {
-			fill_input(host[i], t->decl->dt, t->elems, o->seed + 0x9e37u * (uint64_t)(i + 1));
+			run_fill_input(host[i], t->decl->dt, t->elems, o->seed + 0x9e37u * (uint64_t)(i + 1));
 			if (gpu_htod(&g, dev[i], host[i], t->bytes)) {
 				rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
 				return;
@@ -591,7 +589,7 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 		int ci = j->o_n;
 		TensorInfo *ct = &j->tens[ci];
 		oracle_kmeans_segments(j->om, (int)j->on, o->seed ^ 0x5e9u, NULL, host[j->o_b], host[j->o_c]);
-		fill_input(host[ci], ct->decl->dt, ct->elems, o->seed + 0x9e37u * (uint64_t)(ci + 1));
+		run_fill_input(host[ci], ct->decl->dt, ct->elems, o->seed + 0x9e37u * (uint64_t)(ci + 1));
 		cold = malloc(ct->bytes);
 		if (!cold) {
 			rep_err(r, RUN_INTERNAL, "host out of memory for the old centroids (%zu bytes)", ct->bytes);
