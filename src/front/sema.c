@@ -76,7 +76,12 @@ typedef struct Sema {
 	char *const_state;    /* per const (Sym.index): 0 new, 1 folding, 2 done */
 	Sym *bsym[BI__COUNT];
 	Vec dims;
+	int nsuggest;         /* "did you mean" searches made; capped (SUGGEST_MAX) */
 } Sema;
+
+/* Each suggestion scans every visible name; past this many per kernel the search
+ * is skipped, so a file of thousands of unknown names stays linear. */
+#define SUGGEST_MAX 256
 
 /* ---- diagnostics ---- */
 
@@ -165,6 +170,9 @@ static Sym *lookup(Sema *s, const char *name)
 /* Closest visible name of an allowed kind (mask of 1<<SymKind; 0 = any). */
 static const char *suggest(Sema *s, const char *name, unsigned mask)
 {
+	if (s->nsuggest >= SUGGEST_MAX)
+		return NULL;
+	s->nsuggest++;
 	const char *best = NULL;
 	int bestd = 3;
 	Vec *vs[2] = { &s->scope, &s->ksyms };
