@@ -77,6 +77,7 @@ typedef struct Sema {
 	Sym *bsym[BI__COUNT];
 	Vec dims;
 	int nsuggest;         /* "did you mean" searches made; capped (SUGGEST_MAX) */
+	Vec gone;             /* loop variables and lets whose scope has ended */
 } Sema;
 
 /* Each suggestion scans every visible name; past this many per kernel the search
@@ -167,6 +168,14 @@ static Sym *lookup(Sema *s, const char *name)
 	return y ? y : find_in(&s->ksyms, name);
 }
 
+/* End the scopes opened since `mark`, remembering their names for diagnostics. */
+static void scope_pop(Sema *s, int mark)
+{
+	for (int i = mark; i < s->scope.len; i++)
+		vec_push(&s->gone, s->scope.data[i]);
+	s->scope.len = mark;
+}
+
 /* Closest visible name of an allowed kind (mask of 1<<SymKind; 0 = any). */
 static const char *suggest(Sema *s, const char *name, unsigned mask)
 {
@@ -194,9 +203,14 @@ static void unknown(Sema *s, const char *name, Span sp, const char *what, unsign
 {
 	Diag *d = serr(s, "CK-SEM-002", sp, "unknown %s '%s'", what, name);
 	const char *g = suggest(s, name, mask);
+	Sym *out = find_in(&s->gone, name);
 	if (g)
 		diag_set(&d->hint, "did you mean '%s'?", g);
-	else
+	else if (out) {
+		diag_set(&d->hint, "'%s' is a %s visible only inside the block that declares it; use it there",
+		         name, out->kind == SYM_LOOPVAR ? "loop variable" : "`let`");
+		diag_related(d, out->span, "'%s' declared here", name);
+	} else
 		diag_set(&d->hint, "declare '%s' before the kernel body", name);
 }
 
@@ -1908,7 +1922,7 @@ static void check_for(Sema *s, Stmt *st)
 	enter_loop(s, st);
 	check_block(s, st->body, st->nbody);
 	s->loops.len--;
-	s->scope.len = mark;
+	scope_pop(s, mark);
 }
 
 static Stmt *cur_ploop(Sema *s)
@@ -1946,9 +1960,9 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		need_bool(s, st->cond, "an `if` condition", true);
 		int mark = s->scope.len;
 		check_block(s, st->body, st->nbody);
-		s->scope.len = mark;
+		scope_pop(s, mark);
 		check_block(s, st->els, st->nels);
-		s->scope.len = mark;
+		scope_pop(s, mark);
 		break;
 	}
 	case S_WAIT:
@@ -2124,7 +2138,7 @@ static void check_block(Sema *s, Stmt **body, int n)
 	for (int i = 0; i < n; i++)
 		if (body[i])
 			check_stmt(s, body[i], false);
-	s->scope.len = mark;
+	scope_pop(s, mark);
 }
 
 static void check_body(Sema *s)
@@ -2191,6 +2205,7 @@ bool sema_program(Ctx *c, Program *p)
 			sema_kernel(&s, p->kernels[i]);
 		vec_free(&s.ksyms);
 		vec_free(&s.scope);
+		vec_free(&s.gone);
 		vec_free(&s.loops);
 		vec_free(&s.dims);
 	}
