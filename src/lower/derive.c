@@ -18,9 +18,9 @@
  *              the dynamic base itself, so the launch asks for the slack too;
  *   barriers   arrival count per phase as declared; expect_tx bytes = the sum
  *              of the TMA boxes that signal the barrier in one iteration;
- *              "starts free" for a barrier waited by the roles that write the
- *              ring's buffers (the producer's first wait on an empty slot
- *              must pass, so it waits for parity phase^1);
+ *              "starts free" for a barrier that no TMA signals, waited by the
+ *              roles that write the ring's buffers (the producer's first wait
+ *              on an empty slot must pass, so it waits for parity phase^1);
  *   pipelines  one stage/phase register pair per (role, pipeline), advanced
  *              at the end of every iteration of a loop pipelined on it;
  *   TMA        one tensor map per (global tensor, box, swizzle): extents and
@@ -519,6 +519,20 @@ static void find_ring_write(void *st, Stmt *s, const Walk *w)
 	}
 }
 
+/* Is barrier `name` the `signal` target of some TMA load? (then it never starts free) */
+typedef struct SignalQ {
+	const char *name;
+	bool found;
+} SignalQ;
+
+static void find_tma_signal(void *st, Stmt *s, const Walk *w)
+{
+	SignalQ *q = st;
+	(void)w;
+	if (s->kind == S_TMA_LOAD && s->name && strcmp(s->name, q->name) == 0)
+		q->found = true;
+}
+
 static void tx_visit(void *st, Stmt *s, const Walk *w)
 {
 	TxState *t = st;
@@ -562,7 +576,9 @@ static void tx_visit(void *st, Stmt *s, const Walk *w)
 		if (b->pipe >= 0) {
 			WriteQ q = {p, w->role, b->pipe, false};
 			walk_kernel(p, find_ring_write, &q);
-			writes = q.found;
+			SignalQ sq = {b->name, false};
+			walk_kernel(p, find_tma_signal, &sq);
+			writes = q.found && !sq.found;   /* a barrier TMA completes never starts free */
 			if (!w->ploop || !w->ploop->pipe || strcmp(w->ploop->pipe, p->pipes[b->pipe].name) != 0) {
 				Diag *g = low_err(d, "CK-LOW-008", s->span, "wait on ring barrier '%s' outside a loop pipelined on '%s'; the sm_90a lowering derives its stage from such a loop",
 				                  b->name, p->pipes[b->pipe].name);

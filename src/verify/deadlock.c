@@ -41,6 +41,8 @@
  * cannot be evaluated, or the trace exceeds the step cap, it says so with a
  * CK-DEAD-002 note instead of passing silently.
  */
+#include <string.h>
+
 #include "verify_int.h"
 
 #include <stdlib.h>
@@ -265,23 +267,28 @@ static void gen_body(Gen *g, Stmt **body, int n, int depth)
 /* ---- free-start classification ---- */
 
 /* The lowering's convention (docs/LOWERING.md, "Starts free"): a ring
- * barrier waited by a role that writes buffers of the same ring (TMA
- * destination, cp.async destination or store) is a "slot is free" barrier
- * whose first wait on each stage passes; every other wait, and every wait on
- * a non-ring barrier, needs a completed phase. */
-static bool free_start(const VCtx *v, int r, int b)
+ * barrier that no TMA signals, waited by a role that writes buffers of the
+ * same ring (TMA destination, cp.async destination or store), is a "slot is
+ * free" barrier whose first wait on each stage passes; every other wait (a
+ * barrier TMA completes, a ring the role only reads, any non-ring barrier)
+ * needs a completed phase. */
+bool v_starts_free(const VCtx *v, int r, int b)
 {
 	int p = v->bars[b].pipe;
 	if (p < 0)
 		return false;
+	bool writes = false;
 	for (int i = 0; i < v->nst; i++) {
+		const Stmt *s = v->st[i].s;
+		if (s->kind == S_TMA_LOAD && s->name && strcmp(s->name, v->bars[b].name) == 0)
+			return false;
 		if (v->st[i].role != r)
 			continue;
-		int m = v_smem_written(v, v->st[i].s);
+		int m = v_smem_written(v, s);
 		if (m >= 0 && v->smems[m].pipe == p)
-			return true;
+			writes = true;
 	}
-	return false;
+	return writes;
 }
 
 /* ---- simulation ---- */
@@ -565,7 +572,7 @@ static bool run_sample(VCtx *v, const int *idx, bool *noted)
 		g.free_start = xcalloc((size_t)v->nbars + 1, sizeof(bool));
 		for (int b = 0; b < v->nbars; b++) {
 			g.sig_inst[b] = -1;
-			g.free_start[b] = free_start(v, r, b);
+			g.free_start[b] = v_starts_free(v, r, b);
 		}
 		point_env(v, &g.env, idx);
 		/* a persistent CTA runs the role program once per tile; two tiles show the

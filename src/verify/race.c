@@ -162,19 +162,6 @@ static bool waited_between(const VCtx *v, int r, int lo, int hi, const bool *set
 	return false;
 }
 
-/* does role r write a buffer of ring pipeline p? (the starts-free convention) */
-static bool role_writes_ring(const VCtx *v, int r, int p)
-{
-	for (int i = 0; i < v->nst; i++) {
-		if (v->st[i].role != r)
-			continue;
-		int m = v_smem_written(v, v->st[i].s);
-		if (m >= 0 && v->smems[m].pipe == p)
-			return true;
-	}
-	return false;
-}
-
 /* the first wait in role r at an index in (lo, hi) on a barrier in set[], or -1 */
 static int first_full_wait(const VCtx *v, int r, int lo, int hi, const bool *set)
 {
@@ -226,6 +213,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 			if (!other_writer && !self_tma)
 				continue;
 			if (M->pipe >= 0 && e->ploop && e->ppipe == M->pipe && anyfull) {
+				int fw = first_full_wait(v, e->role, e->ploop_idx, i, ri->full[m]);
 				if (!waited_between(v, e->role, e->ploop_idx, i, ri->full[m]) && once(v, ri, i, 1)) {
 					const char *bn = "?";
 					for (int b = 0; b < v->nbars && b < MAXB; b++)
@@ -243,15 +231,14 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 					int w = first_writer_stmt(v, m, -1);
 					if (w >= 0)
 						diag_related(d, v->st[w].s->span, "the stage is filled here");
-				} else if (role_writes_ring(v, e->role, M->pipe) && once(v, ri, i, 1)) {
+				} else if (fw >= 0 && v_starts_free(v, e->role, fw) && once(v, ri, i, 1)) {
 					/* The wait exists, but under the lowering's "starts free" convention
-					 * (docs/LOWERING.md) a ring barrier waited by a role that writes
-					 * buffers of the ring passes on the first pass over each stage:
-					 * the read is not ordered after the TMA on that pass. */
-					int b = first_full_wait(v, e->role, e->ploop_idx, i, ri->full[m]);
+					 * (docs/LOWERING.md) it passes on the first pass over each stage:
+					 * the read is not ordered after the write on that pass. */
+					int b = fw;
 					Diag *d = v_report(v, "CK-RACE-001", s->span, e->role, M->name, b, M->pipe,
 					                   "role '%s' also writes ring buffers of '%s', so its `wait %s` "
-					                   "starts free and passes before the first TMA into '%s' lands",
+					                   "starts free and passes before the first write into '%s' lands",
 					                   v->roles[e->role].name, v->pipes[M->pipe].name,
 					                   b >= 0 ? v->bars[b].name : "?", M->name);
 					diag_set(&d->condition, "wait %s orders the read of %s on the first pass over "

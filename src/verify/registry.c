@@ -221,13 +221,15 @@ R("CK-LOW-013", CAT_LOWERING, SEV_ERROR, 1, "name collides with generated code",
 R("CK-LOW-014", CAT_LOWERING, SEV_ERROR, 1, "register spills",
   "NVRTC reports local-memory spills for the generated kernel; `cake build --emit=cubin` "
   "fails unless --allow-spills, since a spilling schedule is slow and usually mis-sized."),
-R("CK-RACE-001", CAT_SAFETY, SEV_ERROR, 1, "read of a stage before waiting on its full barrier",
+R("CK-RACE-001", CAT_SAFETY, SEV_ERROR, 2, "read of a stage before waiting on its full barrier",
   "Read-after-write: inside a pipelined loop, a role that reads a ring buffer (wgmma operand, "
   "load, expression) must first wait, in the same iteration, on a barrier that the buffer's "
   "writer signals after writing (its TMA `signal` barrier or a barrier it arrives on after the "
   "store). Also reported when that wait exists but starts free under the lowering's convention "
-  "(the reading role itself writes buffers of the ring), so the first pass over each stage "
-  "reads before the data lands. Domain: program order within one iteration of the pipelined "
+  "(the reading role itself writes buffers of the ring and no TMA signals the barrier), so the "
+  "first pass over each stage reads before the data lands. Version 2: a barrier that a TMA "
+  "signals never starts free, so a role that loads a ring by TMA and waits for its own loads "
+  "is accepted. Domain: program order within one iteration of the pipelined "
   "loop."),
 R("CK-RACE-002", CAT_SAFETY, SEV_ERROR, 1, "stage overwritten without waiting on its empty barrier",
   "Write-after-read: a role that writes a shared buffer inside a loop (TMA load, cp.async, "

@@ -177,6 +177,10 @@ void verify_dataflow(VCtx *v);
 void verify_schedule(VCtx *v);
 /* CK-DEAD-*: the deadlock model checker. */
 void verify_deadlock(VCtx *v);
+/* The lowering's "starts free" convention (docs/LOWERING.md): does role r's first
+ * wait on each stage of ring barrier b pass without a completed phase? True when r
+ * writes buffers of b's ring and no TMA signals b (an empty-slot barrier). */
+bool v_starts_free(const VCtx *v, int r, int b);
 
 /* ---- shared helpers for findings ---- */
 /* diag_add with the role/resource/barrier/pipeline fields set when non-NULL. */

@@ -846,6 +846,46 @@ static const char SEGMENTED[] =
 	"}\n";
 
 /* Replace the first occurrence of `from` in `text` (malloc'd result). */
+/* A role that loads a ring by TMA and waits for its own loads: the barrier its
+ * TMA signals must not start free (the first wait needs the landed data). */
+static void test_own_tma_wait_not_free(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"kernel rowsum_ring target sm_90a\n"
+		"  param A: global f32[M, K]\n"
+		"  param C: global f32[M]\n"
+		"  domain M % 128 == 0, K % 64 == 0, K >= 256\n"
+		"  grid (M / 128) as (bm)\n"
+		"  role main warps 0..3\n"
+		"  pipeline p stages 2\n"
+		"  smem a: f32[128, 64] ring p\n"
+		"  barrier full ring p producers main consumers main arrivals 1\n"
+		"  frag x: f32[128, 64] in main\n"
+		"  frag r: f32[128] in main\n"
+		"{\n"
+		"  in main {\n"
+		"    r = 0.0\n"
+		"    for k in 0 .. K / 64 pipelined p {\n"
+		"      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
+		"      wait full\n"
+		"      load x <- a[:, :]\n"
+		"      r = r + rowsum(x)\n"
+		"    }\n"
+		"    store C[bm * 128 +: 128] <- r\n"
+		"  }\n"
+		"}\n";
+	Fx f;
+	fx_open(&f, src);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	int full = plan_barrier_index(p, "full");
+	assert_true(full >= 0);
+	assert_int_equal(p->barriers[full].tx_bytes, 128 * 64 * 4);
+	assert_false(p->barriers[full].starts_free);
+	fx_close(&f);
+}
+
 static char *text_with(const char *text, const char *from, const char *to)
 {
 	const char *at = strstr(text, from);
@@ -959,6 +999,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm_plan),
+		cmocka_unit_test(test_own_tma_wait_not_free),
 		cmocka_unit_test(test_gemm_cuda),
 		cmocka_unit_test(test_debug_hang),
 		cmocka_unit_test(test_persistent),

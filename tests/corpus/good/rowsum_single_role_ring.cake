@@ -1,6 +1,6 @@
-# expect: CK-RACE-001
-# Non-specialised row reduction streams its tiles through a ring from the consuming role itself:
-# under the starts-free convention its `wait full` passes before the first TMA lands.
+# Single-role ring: one role streams row tiles through a 2-stage TMA ring and reduces them.
+# Its `wait full` waits for the phase the TMA completes (a barrier TMA signals never starts
+# free), so the read is ordered after the load even though the same role issued it.
 kernel rowsum_ring target sm_90a
   param A: global f32[M, K]
   param C: global f32[M]
