@@ -4,7 +4,7 @@
  * Calls in expressions (`exp2(x)`, `rowmax(s)`, `bf16(acc)`) are never user
  * functions: sema resolves the callee in this table, checks the argument count
  * against [min_args, max_args], and applies the type rule named by `rule`.
- * The table is data; the rules themselves live in sema.c (one switch over
+ * The table is data; the rules themselves live in sema_expr.c (one switch over
  * BuiltinRule) so that a new builtin is one table row when its rule exists.
  *
  * Shapes below use [M, N] for a rank-2 fragment value, [M] for rank 1, and

@@ -5,8 +5,10 @@
  * schedule (roles, barriers, TMA, wgmma, the accumulator-derived fragment
  * layouts). sm90_vec.c emits the plain SIMT vector work: element reads of
  * global tensors in scalar expressions (`let lo = Offsets[c]`) and loads,
- * stores and element-wise math of FRAG_VEC fragments (lower.h). Both share
- * the emitter state Em and a few output helpers declared here. Not part of
+ * stores and element-wise math of FRAG_VEC fragments (lower.h).
+ * sm90_prelude.c writes the PTX helper library in front of the kernel, from
+ * the need_* flags the body emission left in Em. They share the emitter
+ * state Em and a few output helpers declared here. Not part of
  * the runner ABI; nothing outside src/lower/sm90*.c includes this file.
  */
 #ifndef CAKE_SM90_INT_H
@@ -65,6 +67,14 @@ const char *sm90_ftype(DType t);
 const PlanFrag *sm90_frag_of(Em *e, const Expr *x);
 /* C text of element x of a fragment expression at the current index of c->lay. */
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+
+/* ---- sm90_prelude.c ---- */
+
+/* The helper library the kernel body needs, in its fixed order: the
+ * always-present prelude, then tma_load_<R>d per e->need_rank, wgmma
+ * wrappers per e->need_w, red_add_* (need_red), the sm90_vec.c global
+ * helpers (need_gmem) and, with debug_hang, the hang_note recorder. */
+void sm90_prelude_emit(StrBuf *o, const Em *e, bool debug_hang);
 
 /* ---- sm90_vec.c ---- */
 
