@@ -101,3 +101,27 @@ int swizzle_bytes(Swizzle s)
 	}
 	return 0;
 }
+
+const char *op_spelling(int op)
+{
+	switch (op) {
+	case OP_EQ: return "==";
+	case OP_NE: return "!=";
+	case OP_LE: return "<=";
+	case OP_GE: return ">=";
+	case OP_AND: return "&&";
+	case OP_OR: return "||";
+	case OP_SHL: return "<<";
+	case OP_SHR: return ">>";
+	case '<': return "<";
+	case '>': return ">";
+	case '+': return "+";
+	case '-': return "-";
+	case '*': return "*";
+	case '/': return "/";
+	case '%': return "%";
+	case '@': return "@";
+	case '!': return "!";
+	default: return "?";
+	}
+}

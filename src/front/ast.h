@@ -66,6 +66,9 @@ const char *target_name(Target t);     /* "sm_90a" */
 Target target_from(const char *s, int n);
 const char *swizzle_name(Swizzle s);   /* "none", "32B", "64B", "128B" */
 int swizzle_bytes(Swizzle s);          /* 0, 32, 64, 128 */
+/* Source spelling of a unary/binary operator code ("==", "<<", "@"...); "?" if unknown.
+ * The C emitters use it too: every operator but '@' is spelled the same in C. */
+const char *op_spelling(int op);
 
 /* ---- symbols ---- */
 

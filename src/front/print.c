@@ -121,30 +121,6 @@ static int prec_of(const Expr *e)
 	}
 }
 
-static const char *op_text(int op)
-{
-	switch (op) {
-	case OP_EQ: return "==";
-	case OP_NE: return "!=";
-	case OP_LE: return "<=";
-	case OP_GE: return ">=";
-	case OP_AND: return "&&";
-	case OP_OR: return "||";
-	case OP_SHL: return "<<";
-	case OP_SHR: return ">>";
-	case '<': return "<";
-	case '>': return ">";
-	case '+': return "+";
-	case '-': return "-";
-	case '*': return "*";
-	case '/': return "/";
-	case '%': return "%";
-	case '@': return "@";
-	case '!': return "!";
-	default: return "?";
-	}
-}
-
 static void print_float(StrBuf *b, double v)
 {
 	if (isinf(v)) {
@@ -220,13 +196,13 @@ static void print_sub(StrBuf *b, const Expr *e, int minprec)
 		sb_puts(b, e->name ? e->name : "?");
 		break;
 	case E_UNARY:
-		sb_puts(b, op_text(e->op));
+		sb_puts(b, op_spelling(e->op));
 		print_sub(b, e->lhs, 7);
 		break;
 	case E_BINARY:
 		print_sub(b, e->lhs, prec);
 		sb_putc(b, ' ');
-		sb_puts(b, op_text(e->op));
+		sb_puts(b, op_spelling(e->op));
 		sb_putc(b, ' ');
 		print_sub(b, e->rhs, prec + 1);
 		break;

@@ -99,16 +99,22 @@ static void *gemm_worker(void *p)
 	return NULL;
 }
 
+/* Worker threads for an oracle over nrows rows: the request clamped to 1..64
+ * and to at most one row per worker. */
+static int worker_count(int nthreads, int nrows)
+{
+	if (nthreads > 64)
+		nthreads = 64;
+	if (nthreads > nrows)
+		nthreads = nrows;
+	return nthreads < 1 ? 1 : nthreads;
+}
+
 void oracle_gemm_abt_bf16(const uint16_t *A, const uint16_t *B, int M, int N, int K,
                           const int *rows, int nrows, double *ref, int nthreads)
 {
 	(void)M;
-	if (nthreads < 1)
-		nthreads = 1;
-	if (nthreads > 64)
-		nthreads = 64;
-	if (nthreads > nrows)
-		nthreads = nrows > 0 ? nrows : 1;
+	nthreads = worker_count(nthreads, nrows);
 	/* Convert B once when it is reused by several rows. */
 	float *Bf = NULL;
 	if (nrows > 1)
@@ -393,12 +399,7 @@ long long oracle_kmeans_assign(const uint16_t *X, const uint16_t *C, bool f16, c
 			res->nan_centroids++;
 		}
 	}
-	if (nthreads < 1)
-		nthreads = 1;
-	if (nthreads > 64)
-		nthreads = 64;
-	if (nthreads > nrows)
-		nthreads = nrows > 0 ? nrows : 1;
+	nthreads = worker_count(nthreads, nrows);
 	AssignJob jobs[64];
 	pthread_t th[64];
 	int started[64] = {0};

@@ -138,31 +138,6 @@ bool eval_expr(const Expr *e, const Kernel *k, const long long *dimvals, long lo
 	return true;
 }
 
-/* Operator spelling shared by the C printer. */
-static const char *op_text(int op)
-{
-	switch (op) {
-	case OP_EQ: return "==";
-	case OP_NE: return "!=";
-	case OP_LE: return "<=";
-	case OP_GE: return ">=";
-	case OP_AND: return "&&";
-	case OP_OR: return "||";
-	case OP_SHL: return "<<";
-	case OP_SHR: return ">>";
-	case '+': return "+";
-	case '-': return "-";
-	case '*': return "*";
-	case '/': return "/";
-	case '%': return "%";
-	case '<': return "<";
-	case '>': return ">";
-	case '!': return "!";
-	default:
-		return "?";
-	}
-}
-
 /* C precedence of a binary operator (higher binds tighter). */
 static int c_prec(int op)
 {
@@ -211,7 +186,7 @@ static void expr_c(StrBuf *out, const Expr *e, const Kernel *k, int ctx)
 		sb_puts(out, e->name);
 		return;
 	case E_UNARY:
-		sb_puts(out, op_text(e->op));
+		sb_puts(out, op_spelling(e->op));
 		expr_c(out, e->lhs, k, 8);
 		return;
 	case E_BINARY: {
@@ -224,7 +199,7 @@ static void expr_c(StrBuf *out, const Expr *e, const Kernel *k, int ctx)
 		if (paren)
 			sb_putc(out, '(');
 		expr_c(out, e->lhs, k, pr);
-		sb_printf(out, " %s ", op_text(e->op));
+		sb_printf(out, " %s ", op_spelling(e->op));
 		expr_c(out, e->rhs, k, pr + 1);
 		if (paren)
 			sb_putc(out, ')');

@@ -204,29 +204,6 @@ static char *read_text(Em *e, const Expr *x)
 	return r;
 }
 
-static const char *op_c(int op)
-{
-	switch (op) {
-	case OP_EQ: return "==";
-	case OP_NE: return "!=";
-	case OP_LE: return "<=";
-	case OP_GE: return ">=";
-	case OP_AND: return "&&";
-	case OP_OR: return "||";
-	case OP_SHL: return "<<";
-	case OP_SHR: return ">>";
-	case '+': return "+";
-	case '-': return "-";
-	case '*': return "*";
-	case '/': return "/";
-	case '%': return "%";
-	case '<': return "<";
-	case '>': return ">";
-	case '!': return "!";
-	default: return "?";
-	}
-}
-
 /* Fully parenthesised C text of x; subtrees without element reads go through
  * the ordinary scalar spelling of sm90.c. */
 static void sc_emit(Em *e, StrBuf *o, const Expr *x)
@@ -240,14 +217,14 @@ static void sc_emit(Em *e, StrBuf *o, const Expr *x)
 		sb_printf(o, "(%s)", read_text(e, x));
 		return;
 	case E_UNARY:
-		sb_printf(o, "(%s", op_c(x->op));
+		sb_printf(o, "(%s", op_spelling(x->op));
 		sc_emit(e, o, x->lhs);
 		sb_putc(o, ')');
 		return;
 	case E_BINARY:
 		sb_putc(o, '(');
 		sc_emit(e, o, x->lhs);
-		sb_printf(o, " %s ", op_c(x->op));
+		sb_printf(o, " %s ", op_spelling(x->op));
 		sc_emit(e, o, x->rhs);
 		sb_putc(o, ')');
 		return;
