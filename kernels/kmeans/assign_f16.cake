@@ -11,15 +11,16 @@
 # argmin of the tile and merges it into a running (best distance, best index) pair kept in
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
+# B independent batches (grid axis 1, one launch for all of them).
 # Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
 kernel kmeans_assign_f16 target sm_90a
   const D = 128
-  param X:     global f16[N, D]       # points
-  param Cent:  global f16[K, D]       # centroids
-  param Cnorm: global f32[K]           # ‖c‖² per centroid
-  param Out:   global i32[N]           # nearest centroid per point
+  param X:     global f16[B, N, D]       # points
+  param Cent:  global f16[B, K, D]       # centroids
+  param Cnorm: global f32[B, K]         # ‖c‖² per centroid
+  param Out:   global i32[B, N]         # nearest centroid per point
   domain N % 128 == 0, K % 128 == 0, K >= 512
-  grid (N / 128) as (bm)
+  grid (N / 128, B) as (bm, b)
   role load warps 0..3 regs 40
   role dist warps 4..11 regs 232        # two consumer warpgroups, 64 points each
   pipeline cr stages 4
@@ -38,12 +39,12 @@ kernel kmeans_assign_f16 target sm_90a
   frag best_i: i32[128] in dist split m
 {
   in load {
-    tma x0 <- X[bm * 128 +: 128, 0 +: 64] signal xfull
-    tma x1 <- X[bm * 128 +: 128, 64 +: 64] signal xfull
+    tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull
+    tma x1 <- X[b, bm * 128 +: 128, 64 +: 64] signal xfull
     for j in 0 .. K / 128 pipelined cr {
       wait empty
-      tma c0 <- Cent[j * 128 +: 128, 0 +: 64] signal full
-      tma c1 <- Cent[j * 128 +: 128, 64 +: 64] signal full
+      tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full
+      tma c1 <- Cent[b, j * 128 +: 128, 64 +: 64] signal full
     }
   }
   in dist {
@@ -51,7 +52,7 @@ kernel kmeans_assign_f16 target sm_90a
     best_i = 0
     wait xfull
     for j in 0 .. K / 128 pipelined cr {
-      load cn <- Cnorm[j * 128 +: 128]
+      load cn <- Cnorm[b, j * 128 +: 128]
       wait full
       wgmma s = x0 @ c0^T
       wgmma s += x1 @ c1^T
@@ -62,6 +63,59 @@ kernel kmeans_assign_f16 target sm_90a
       best_i = where(tmin < best_d, targ + j * 128, best_i)
       best_d = min(best_d, tmin)
     }
-    store Out[bm * 128 +: 128] <- best_i
+    store Out[b, bm * 128 +: 128] <- best_i
+  }
+}
+
+# kmeans_assign_d64_f16: the same schedule for D = 64 points: one 64-column panel per tile (a
+# 128B swizzle spans exactly 64 f16), so the distance tile is a single wgmma, and centroid tiles
+# stream through a 2-stage ring (K = 256 is only two tiles). Shape domain: N % 128 == 0,
+# K % 128 == 0, K >= 256, D == 64.
+kernel kmeans_assign_d64_f16 target sm_90a
+  const D = 64
+  param X:     global f16[B, N, D]
+  param Cent:  global f16[B, K, D]
+  param Cnorm: global f32[B, K]
+  param Out:   global i32[B, N]
+  domain N % 128 == 0, K % 128 == 0, K >= 256
+  grid (N / 128, B) as (bm, b)
+  role load warps 0..3 regs 40
+  role dist warps 4..11 regs 232
+  pipeline cr stages 2
+  smem x0: f16[128, 64] swizzle 128B
+  smem c0: f16[128, 64] swizzle 128B ring cr
+  barrier xfull producers load consumers dist arrivals 1
+  barrier full  ring cr producers load consumers dist arrivals 1
+  barrier empty ring cr producers dist consumers load arrivals 2
+  frag s:      f32[128, 128] in dist split m
+  frag cn:     f32[128] in dist
+  frag tmin:   f32[128] in dist split m
+  frag targ:   i32[128] in dist split m
+  frag best_d: f32[128] in dist split m
+  frag best_i: i32[128] in dist split m
+{
+  in load {
+    tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull
+    for j in 0 .. K / 128 pipelined cr {
+      wait empty
+      tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full
+    }
+  }
+  in dist {
+    best_d = inf
+    best_i = 0
+    wait xfull
+    for j in 0 .. K / 128 pipelined cr {
+      load cn <- Cnorm[b, j * 128 +: 128]
+      wait full
+      wgmma s = x0 @ c0^T
+      wgmma_wait 0
+      arrive empty
+      s = cols(cn) - 2.0 * s
+      tmin, targ = rowargmin(s)
+      best_i = where(tmin < best_d, targ + j * 128, best_i)
+      best_d = min(best_d, tmin)
+    }
+    store Out[b, bm * 128 +: 128] <- best_i
   }
 }

@@ -59,6 +59,7 @@ static const Builtin TABLE[BI__COUNT] = {
 	CAST("u32", BI_CAST_U32, DT_U32),
 	CAST("i64", BI_CAST_I64, DT_I64),
 	CAST("bool", BI_CAST_BOOL, DT_BOOL),
+	{ "fetch_add", BI_FETCH_ADD, 2, 2, 1, BR_FETCH, DT_NONE, "fetch_add(G[.., idx], v) -> values of G before the atomic add of v (one per element of idx)" },
 };
 
 /* Builtin table lookup by exact name. */

@@ -46,6 +46,12 @@
  *                    (x float). For rank 1 the whole vector is normalised.
  *   BR_CAST          bf16 f16 f32 f8e4m3 i32 u32 i64 bool (x) -> x's shape in
  *                    the named dtype. The only way to change a dtype.
+ *   BR_FETCH         fetch_add(G[.., idx], v) -> the values G held before
+ *                    adding v: G a global i32/u32/f32 tensor indexed by point
+ *                    indices, of which at most one is a scatter index (an
+ *                    integer vector fragment, one element per value); v a
+ *                    scalar or of the reference's shape. Result: the
+ *                    reference's shape and G's dtype.
  *
  * THE CONTEXT SHAPE: rows(), cols(), row_idx() and col_idx() take the part
  * of their shape they cannot know from their arguments from the context,
@@ -63,7 +69,7 @@
 typedef enum BuiltinRule {
 	BR_UNARY_FLOAT, BR_BINARY, BR_WHERE, BR_ROW_REDUCE, BR_COL_REDUCE,
 	BR_ROW_ARG, BR_CUMSUM, BR_TRI, BR_TRISOLVE, BR_TOPK,
-	BR_BCAST_ROWS, BR_BCAST_COLS, BR_INDEX, BR_L2NORM, BR_CAST,
+	BR_BCAST_ROWS, BR_BCAST_COLS, BR_INDEX, BR_L2NORM, BR_CAST, BR_FETCH,
 } BuiltinRule;
 
 /* Builtin identifiers, one per table row (Sym.index of a SYM_BUILTIN). */
@@ -77,6 +83,7 @@ typedef enum BuiltinId {
 	BI_ROWS, BI_COLS, BI_ROW_IDX, BI_COL_IDX, BI_L2NORM,
 	BI_CAST_BF16, BI_CAST_F16, BI_CAST_F32, BI_CAST_F8E4M3,
 	BI_CAST_I32, BI_CAST_U32, BI_CAST_I64, BI_CAST_BOOL,
+	BI_FETCH_ADD,
 	BI__COUNT
 } BuiltinId;
 

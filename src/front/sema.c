@@ -968,7 +968,7 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 	}
 	case S_STORE: case S_ATOMIC: {
 		const char *what = st->kind == S_STORE ? "store" : "atomic_add";
-		s->scatter_ok = st->kind == S_ATOMIC;
+		s->scatter_ok = true;   /* G[b, idx, ..]: a scatter store or atomic */
 		bool ok = st->dst && sema_check_ref(s, st->dst, true, false);
 		s->scatter_ok = false;
 		if (ok && st->dst->kind != E_INDEX) {

@@ -695,8 +695,12 @@ static bool check_call(Sema *s, Expr *e)
 {
 	const Builtin *b = call_builtin(s, e);
 	bool ok = true;
-	for (int i = 0; i < e->nargs; i++)
+	for (int i = 0; i < e->nargs; i++) {
+		bool scatter = s->scatter_ok;
+		s->scatter_ok = b && b->rule == BR_FETCH && i == 0;   /* fetch_add(G[b, idx], v): idx may be a vector */
 		ok &= sema_check_expr(s, e->args[i]);
+		s->scatter_ok = scatter;
+	}
 	if (!b || !ok)
 		return false;
 	if (b->nresults > 1 && s->multi_ok != e) {
@@ -765,6 +769,26 @@ static bool check_call(Sema *s, Expr *e)
 		e->type.dims[1] = NULL;
 		e->type.cdims[1] = 0;
 		return true;
+	case BR_FETCH: {
+		const Expr *r = a[0];
+		const Sym *g = r->kind == E_INDEX && r->base && r->base->kind == E_IDENT ? sema_find(s, r->base->name) : NULL;
+		bool pts = r->kind == E_INDEX;
+		for (int i = 0; pts && i < r->nslices; i++)
+			pts = r->slices[i].kind == SL_POINT;
+		if (!g || g->kind != SYM_PARAM || !g->decl || g->decl->space != SP_GLOBAL || !pts ||
+		    (r->type.dt != DT_I32 && r->type.dt != DT_U32 && r->type.dt != DT_F32)) {
+			Diag *d = sema_err(s, "CK-SEM-035", a[0]->span,
+			                   "fetch_add() needs an element reference into a global i32, u32 or f32 tensor (one point index per dimension, at most one of them an index vector)");
+			diag_set(&d->hint, "e.g. slot = fetch_add(Cursor[b, lab], 1) with `frag lab: i32[n] in ROLE`");
+			return false;
+		}
+		Expr *ops[2] = {a[0], a[1]};
+		if (!combine(s, e, ops, 2, "fetch_add", true))
+			return false;
+		e->type = r->type;
+		e->type.space = r->type.rank ? SP_FRAG : SP_NONE;
+		return true;
+	}
 	case BR_CUMSUM:
 		if (shape_open(&a[0]->type) || a[0]->type.rank < 1) {
 			sema_err(s, "CK-SEM-035", a[0]->span, "cumsum() needs a fragment argument of rank 1 or 2");
@@ -918,6 +942,11 @@ bool sema_check_expr(Sema *s, Expr *e)
 		if (!sema_check_ref(s, e, false, false))
 			return false;
 		Type v = sema_drop1(e->type);
+		if (v.rank == 1 && s->scatter_ok) {   /* fetch_add(G[b, idx], v): one element per index */
+			e->type = v;
+			e->type.space = SP_FRAG;
+			return true;
+		}
 		if (v.rank != 0) {
 			Diag *d = sema_err(s, "CK-SEM-037", e->span,
 			                   "a %s tile of '%s' cannot be used as a value in an expression",

@@ -60,6 +60,7 @@ typedef struct KmKernel {
 	JitResult jit;
 	void *mod, *fn;
 	unsigned grid[3], block[3], cluster[3];
+	bool batched;           /* the kernel has a dim B: one launch covers every batch */
 } KmKernel;
 
 /* The argument block of one launch (tensor maps must stay alive and aligned). */
@@ -68,6 +69,8 @@ typedef struct KmArgs {
 	uint64_t *vals;
 	void **args;
 } KmArgs;
+
+enum { KM_UPDATE_AUTO, KM_UPDATE_SORTED, KM_UPDATE_ATOMIC };
 
 /* Device buffer bound to a kernel parameter name for one launch. */
 typedef struct KmBind {
@@ -78,6 +81,7 @@ typedef struct KmBind {
 typedef struct KmOpts {
 	long long B, N, D, K;
 	bool f16, json, check;
+	int update;             /* KM_UPDATE_AUTO, _SORTED or _ATOMIC */
 	int iters, check_rows, device;
 	double tol;
 	uint64_t seed;
@@ -91,7 +95,7 @@ static int km_usage(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: cake kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N] [--tol T]\n"
 	                "                   [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
-	                "                   [--device N] [--format=text|json]\n");
+	                "                   [--update auto|sorted|atomic] [--device N] [--format=text|json]\n");
 	return 2;
 }
 
@@ -153,6 +157,15 @@ static int parse_km_args(int argc, char **argv, KmOpts *o)
 			o->device = (int)strtol(v, &end, 10);
 			if (*end || o->device < 0)
 				return km_usage("--device takes a GPU ordinal, not '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--update", NULL))) {
+			if (!strcmp(v, "auto"))
+				o->update = KM_UPDATE_AUTO;
+			else if (!strcmp(v, "sorted"))
+				o->update = KM_UPDATE_SORTED;
+			else if (!strcmp(v, "atomic"))
+				o->update = KM_UPDATE_ATOMIC;
+			else
+				return km_usage("--update is auto, sorted or atomic, not '%s'", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--kernels", NULL))) {
 			o->dir = v;
 		} else if ((v = cli_optval(argc, argv, &i, "--input", NULL))) {
@@ -196,7 +209,7 @@ static int check_shape(const KmOpts *o)
 
 /* Parse, check, verify, derive and lower kernel `name` of `file`; bind dims
  * N and K; check its domain. Diagnostics go to stderr. */
-static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const KmOpts *o)
+static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const KmOpts *o, bool probe)
 {
 	int fi = src_load(ss, kk->file);
 	if (fi < 0) {
@@ -215,7 +228,8 @@ static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const 
 				kk->k = prog->kernels[i];
 			}
 	if (dl->nerr == before && !kk->k) {
-		fprintf(stderr, "cake kmeans: '%s' has no kernel named '%s'\n", kk->file, kk->name);
+		if (!probe)
+			fprintf(stderr, "cake kmeans: '%s' has no kernel named '%s'\n", kk->file, kk->name);
 		return false;
 	}
 	if (dl->nerr == before)
@@ -236,9 +250,10 @@ static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const 
 	Kernel *k = kk->k;
 	for (int d = 0; d < k->ndims && d < 64; d++) {
 		const char *n = k->dims[d];
-		kk->dimvals[d] = !strcmp(n, "N") ? o->N : !strcmp(n, "K") ? o->K : 0;
+		kk->dimvals[d] = !strcmp(n, "N") ? o->N : !strcmp(n, "K") ? o->K : !strcmp(n, "B") ? o->B : 0;
+		kk->batched |= !strcmp(n, "B");
 		if (!kk->dimvals[d]) {
-			fprintf(stderr, "cake kmeans: kernel '%s' has a dim '%s' that cake kmeans does not bind (N and K only)\n",
+			fprintf(stderr, "cake kmeans: kernel '%s' has a dim '%s' that cake kmeans does not bind (B, N and K only)\n",
 			        k->name, n);
 			return false;
 		}
@@ -254,6 +269,10 @@ static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const 
 	}
 	const char *failed = NULL;
 	if (!eval_domain(k, kk->dimvals, &failed)) {
+		if (probe) {
+			free((void *)failed);
+			return false;
+		}
 		fprintf(stderr, "cake kmeans: shape N=%lld K=%lld is outside the domain of '%s': '%s' is false "
 		        "(pad N and K to the kernel's tile multiples)\n", o->N, o->K, k->name, failed ? failed : "?");
 		free((void *)failed);
@@ -368,6 +387,13 @@ static void km_args_free(KmArgs *a)
 	free(a->args);
 }
 
+/* Launches per phase: one for a batched kernel, else one per batch (argument
+ * block b binds the buffers at batch b's offset). */
+static long long km_launches(const KmKernel *kk, long long B)
+{
+	return kk->batched ? 1 : B;
+}
+
 static int km_launch(GpuDev *g, const KmKernel *kk, KmArgs *a)
 {
 	return gpu_launch(g, kk->fn, kk->grid, kk->block, kk->cluster, (unsigned)kk->p->smem_bytes, a->args);
@@ -397,8 +423,8 @@ typedef struct KmRun {
 	uint16_t *hX, *hC, *hC2;
 	float *hCn, *hSh, *hCn2;
 	int32_t *hLab;
-	GpuPtr X, C[2], Cn, Lab, Sums, Cnt, Sh;
-	KmArgs *aa[2], *as, *ad[2];
+	GpuPtr X, C[2], Cn, Lab, Sums, Cnt, Sh, Off, Cur, Ord;
+	KmArgs *aa[2], *as, *ad[2], au[4];   /* au: hist, scan, fill, segsum (sorted update) */
 	double *t_assign, *t_update;
 } KmRun;
 
@@ -515,14 +541,26 @@ int kmeans_main(int argc, char **argv)
 	DiagList dl = {0};
 	Ctx c;
 	ctx_init(&c, &ss, &dl);
-	KmKernel ks[3];
+	/* ks: 0 assign, 1 scatter, 2 divide (update_atomic*.cake); 3 hist, 4 scan, 5 fill,
+	 * 6 segsum (update_sorted.cake, the sorted update) */
+	KmKernel ks[7];
 	memset(ks, 0, sizeof ks);
-	char path[3][512];
+	char path[7][512];
 	snprintf(path[0], sizeof path[0], "%s/%s", o.dir, o.f16 ? "assign_f16.cake" : "assign.cake");
 	snprintf(path[1], sizeof path[1], "%s/%s", o.dir, o.f16 ? "update_atomic_f16.cake" : "update_atomic.cake");
 	snprintf(path[2], sizeof path[2], "%s", path[1]);
-	const char *names[3] = {o.f16 ? "kmeans_assign_f16" : "kmeans_assign", o.f16 ? "kmeans_scatter_f16" : "kmeans_scatter",
-	                        o.f16 ? "kmeans_divide_f16" : "kmeans_divide"};
+	for (int i = 3; i < 7; i++)
+		snprintf(path[i], sizeof path[i], "%s/update_sorted.cake", o.dir);
+	/* kernel names: kmeans_<phase>[_d64][_f16] (the D = 64 variants sit in the same files);
+	 * the scan is written per cluster count: kmeans_scan_k<K> */
+	char names[7][64];
+	const char *phase[3] = {"assign", "scatter", "divide"};
+	for (int i = 0; i < 3; i++)
+		snprintf(names[i], sizeof names[i], "kmeans_%s%s%s", phase[i], D == 64 ? "_d64" : "", o.f16 ? "_f16" : "");
+	snprintf(names[3], sizeof names[3], "kmeans_hist");
+	snprintf(names[4], sizeof names[4], "kmeans_scan_k%lld", K);
+	snprintf(names[5], sizeof names[5], "kmeans_fill");
+	snprintf(names[6], sizeof names[6], "kmeans_segsum%s%s", D == 64 ? "_d64" : "", o.f16 ? "_f16" : "");
 	KmRun R;
 	memset(&R, 0, sizeof R);
 	GpuDev g;
@@ -531,12 +569,27 @@ int kmeans_main(int argc, char **argv)
 	void *ev[4] = {NULL, NULL, NULL, NULL};   /* assign start, assign end, update start, update end */
 	int status = 1;
 	StrBuf rep = {0};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 7; i++) {
 		ks[i].file = path[i];
 		ks[i].name = names[i];
-		if (!km_prepare(&c, &ss, &dl, &ks[i], &o))
-			goto out;
 	}
+	/* the sorted update when its kernels exist for this shape (--update auto), else the atomic one */
+	bool sorted = o.update != KM_UPDATE_ATOMIC;
+	for (int i = 3; i < 7 && sorted; i++)
+		if (!km_prepare(&c, &ss, &dl, &ks[i], &o, o.update == KM_UPDATE_AUTO)) {
+			if (o.update == KM_UPDATE_SORTED || dl.nerr)
+				goto out;   /* asked for, or a kernel that exists but does not compile: reported */
+			sorted = false;
+		}
+	for (int i = 0; i < 3; i++)
+		if ((i != 1 || !sorted) && !km_prepare(&c, &ss, &dl, &ks[i], &o, false))
+			goto out;
+	if (sorted)
+		for (int i = 3; i < 7; i++)
+			if (!ks[i].batched) {
+				fprintf(stderr, "cake kmeans: the sorted update needs batched kernels (a dim B); '%s' has none\n", ks[i].name);
+				goto out;
+			}
 
 	/* the data: seeded, or --input; checked for non-finite values before any launch */
 	size_t nx = (size_t)(B * N * D), nc = (size_t)(B * K * D);
@@ -585,14 +638,16 @@ int kmeans_main(int argc, char **argv)
 		host_norms(&R.hC[(size_t)(b * K * D)], K, D, o.f16, &R.hCn[b * K]);
 	}
 
-	for (int i = 0; i < 3; i++)
-		if (!km_load(&g, &ks[i]))
+	for (int i = 0; i < 7; i++)
+		if (ks[i].src && !km_load(&g, &ks[i]))
 			goto out;
 	size_t bx = sizeof(uint16_t) * (size_t)(N * D), bc = sizeof(uint16_t) * (size_t)(K * D);
 	if (gpu_alloc(&g, &R.X, bx * (size_t)B) || gpu_alloc(&g, &R.C[0], bc * (size_t)B) || gpu_alloc(&g, &R.C[1], bc * (size_t)B) ||
 	    gpu_alloc(&g, &R.Cn, sizeof(float) * (size_t)(B * K)) || gpu_alloc(&g, &R.Lab, sizeof(int32_t) * (size_t)(B * N)) ||
 	    gpu_alloc(&g, &R.Sums, sizeof(float) * (size_t)(B * K * D)) || gpu_alloc(&g, &R.Cnt, sizeof(int32_t) * (size_t)(B * K)) ||
-	    gpu_alloc(&g, &R.Sh, sizeof(float) * (size_t)(B * K))) {
+	    gpu_alloc(&g, &R.Sh, sizeof(float) * (size_t)(B * K)) ||
+	    (sorted && (gpu_alloc(&g, &R.Off, sizeof(int32_t) * (size_t)(B * K)) || gpu_alloc(&g, &R.Cur, sizeof(int32_t) * (size_t)(B * K)) ||
+	                gpu_alloc(&g, &R.Ord, sizeof(int32_t) * (size_t)(B * N))))) {
 		fprintf(stderr, "cake kmeans: allocating device memory: %s\n", g.err);
 		goto out;
 	}
@@ -611,15 +666,26 @@ int kmeans_main(int argc, char **argv)
 		GpuPtr xb = R.X + (GpuPtr)(b * (long long)bx), lb = R.Lab + (GpuPtr)(b * N * 4), cnb = R.Cn + (GpuPtr)(b * K * 4);
 		GpuPtr sb = R.Sums + (GpuPtr)(b * K * D * 4), kb = R.Cnt + (GpuPtr)(b * K * 4), shb = R.Sh + (GpuPtr)(b * K * 4);
 		KmBind sc[] = {{"X", xb}, {"Assign", lb}, {"Sums", sb}, {"Counts", kb}};
-		if (!km_args(&g, &ks[1], sc, 4, &R.as[b]))
+		if (!sorted && b < km_launches(&ks[1], B) && !km_args(&g, &ks[1], sc, 4, &R.as[b]))
 			goto out;
 		for (int q = 0; q < 2; q++) {
 			GpuPtr cur = R.C[q] + (GpuPtr)(b * (long long)bc), nxt = R.C[q ^ 1] + (GpuPtr)(b * (long long)bc);
 			KmBind as[] = {{"X", xb}, {"Cent", cur}, {"Cnorm", cnb}, {"Out", lb}};
 			KmBind ds[] = {{"Sums", sb}, {"Counts", kb}, {"Cent", cur}, {"NewCent", nxt}, {"Cnorm", cnb}, {"Shift", shb}};
-			if (!km_args(&g, &ks[0], as, 4, &R.aa[q][b]) || !km_args(&g, &ks[2], ds, 6, &R.ad[q][b]))
+			if ((b < km_launches(&ks[0], B) && !km_args(&g, &ks[0], as, 4, &R.aa[q][b])) ||
+			    (b < km_launches(&ks[2], B) && !km_args(&g, &ks[2], ds, 6, &R.ad[q][b])))
 				goto out;
 		}
+	}
+
+	if (sorted) {   /* batched kernels: one argument block each */
+		KmBind hb[] = {{"Assign", R.Lab}, {"Counts", R.Cnt}};
+		KmBind sb[] = {{"Counts", R.Cnt}, {"Offsets", R.Off}, {"Cursor", R.Cur}};
+		KmBind fb[] = {{"Assign", R.Lab}, {"Cursor", R.Cur}, {"Order", R.Ord}};
+		KmBind gb[] = {{"X", R.X}, {"Order", R.Ord}, {"Offsets", R.Off}, {"Counts", R.Cnt}, {"Sums", R.Sums}};
+		if (!km_args(&g, &ks[3], hb, 2, &R.au[0]) || !km_args(&g, &ks[4], sb, 3, &R.au[1]) ||
+		    !km_args(&g, &ks[5], fb, 3, &R.au[2]) || !km_args(&g, &ks[6], gb, 5, &R.au[3]))
+			goto out;
 	}
 
 	/* Lloyd iterations */
@@ -634,7 +700,7 @@ int kmeans_main(int argc, char **argv)
 	StrBuf chk = {0};
 	for (it = 0; it < o.iters && !converged; it++) {
 		bool fail = gpu_event_record(&g, ev[0]) != 0;
-		for (long long b = 0; b < B && !fail; b++)
+		for (long long b = 0; b < km_launches(&ks[0], B) && !fail; b++)
 			fail = km_launch(&g, &ks[0], &R.aa[cur][b]) != 0;
 		fail = fail || gpu_event_record(&g, ev[1]);
 		if (!fail && it == 0 && o.check) {   /* labels of batch 0 for the oracle */
@@ -644,11 +710,17 @@ int kmeans_main(int argc, char **argv)
 			}
 		}
 		fail = fail || gpu_event_record(&g, ev[2]);   /* after the oracle's copy: not in the update's time */
-		fail = fail || gpu_memset8(&g, R.Sums, 0, sizeof(float) * (size_t)(B * K * D)) ||
-		       gpu_memset8(&g, R.Cnt, 0, sizeof(int32_t) * (size_t)(B * K));
-		for (long long b = 0; b < B && !fail; b++)
-			fail = km_launch(&g, &ks[1], &R.as[b]) != 0;
-		for (long long b = 0; b < B && !fail; b++)
+		if (sorted) {   /* counting sort, then segment sums (every Sums row written) */
+			fail = fail || gpu_memset8(&g, R.Cnt, 0, sizeof(int32_t) * (size_t)(B * K));
+			for (int i = 0; i < 4 && !fail; i++)
+				fail = km_launch(&g, &ks[3 + i], &R.au[i]) != 0;
+		} else {
+			fail = fail || gpu_memset8(&g, R.Sums, 0, sizeof(float) * (size_t)(B * K * D)) ||
+			       gpu_memset8(&g, R.Cnt, 0, sizeof(int32_t) * (size_t)(B * K));
+			for (long long b = 0; b < km_launches(&ks[1], B) && !fail; b++)
+				fail = km_launch(&g, &ks[1], &R.as[b]) != 0;
+		}
+		for (long long b = 0; b < km_launches(&ks[2], B) && !fail; b++)
 			fail = km_launch(&g, &ks[2], &R.ad[cur][b]) != 0;
 		fail = fail || gpu_event_record(&g, ev[3]);
 		float ms_a = 0, ms_u = 0;
@@ -725,9 +797,9 @@ int kmeans_main(int argc, char **argv)
 		sb_json_str(&rep, g.name);
 		sb_printf(&rep, ",\"iterations\":%d,\"converged\":%s,\"shift\":%.6e,\"tol\":%.3e,\"inertia\":%.10e,"
 		          "\"labels_out_of_range\":%lld,\"assign_us\":{\"median\":%.2f,\"min\":%.2f},"
-		          "\"update_us\":{\"median\":%.2f,\"min\":%.2f},\"total_us\":%.2f,\"ok\":%s",
-		          it, converged ? "true" : "false", shift, o.tol, inertia, badlab, ta, sa[0], tu, su[0], tot,
-		          ok ? "true" : "false");
+		          "\"update\":\"%s\",\"update_us\":{\"median\":%.2f,\"min\":%.2f},\"total_us\":%.2f,\"ok\":%s",
+		          it, converged ? "true" : "false", shift, o.tol, inertia, badlab, ta, sa[0], sorted ? "sorted" : "atomic",
+		          tu, su[0], tot, ok ? "true" : "false");
 		if (checked)
 			sb_puts(&rep, sb_str(&chk));
 		sb_puts(&rep, "}\n");
@@ -736,8 +808,9 @@ int kmeans_main(int argc, char **argv)
 		          o.f16 ? "f16" : "bf16", g.name, g.sm_count, (unsigned long long)o.seed);
 		sb_printf(&rep, "  lloyd:   %d iteration%s, %s (largest centroid shift %.3e, tol %.1e), inertia %.6e\n", it,
 		          it == 1 ? "" : "s", converged ? "converged" : "not converged", shift, o.tol, inertia);
-		sb_printf(&rep, "  time:    assign %.2f us/iter (min %.2f), update %.2f us/iter (min %.2f), all %d iterations %.3f ms "
-		          "(median over iterations, all %lld batches, CUDA events)\n", ta, sa[0], tu, su[0], it, tot / 1e3, B);
+		sb_printf(&rep, "  time:    assign %.2f us/iter (min %.2f), update (%s) %.2f us/iter (min %.2f), all %d iterations %.3f ms "
+		          "(median over iterations, all %lld batches, CUDA events)\n", ta, sa[0], sorted ? "sorted" : "atomic", tu, su[0],
+		          it, tot / 1e3, B);
 		if (badlab)
 			sb_printf(&rep, "  labels:  %lld labels outside [0, K)\n", badlab);
 		if (checked)
@@ -760,16 +833,18 @@ out:
 	for (long long b = 0; R.as && b < B; b++)
 		km_args_free(&R.as[b]);
 	free(R.aa[0]), free(R.aa[1]), free(R.ad[0]), free(R.ad[1]), free(R.as);
+	for (int i = 0; i < 4; i++)
+		km_args_free(&R.au[i]);
 	if (gpu_opened) {
 		for (int i = 0; i < 4; i++)
 			if (ev[i])
 				gpu_event_destroy(&g, ev[i]);
-		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh};
+		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh, R.Off, R.Cur, R.Ord};
 		for (size_t i = 0; i < NELEM(bufs); i++)
 			gpu_free(&g, bufs[i]);
 		gpu_close(&g);
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 7; i++) {
 		free(ks[i].src);
 		jit_result_free(&ks[i].jit);
 	}

@@ -223,6 +223,7 @@ typedef struct Job {
 	                           * segmented: X, Order, Offsets, Cent) */
 	int o_d, o_e;             /* divide: the ‖c‖² and shift outputs */
 	long long om, on, ok;     /* gemm: M N K; kmeans: N K D */
+	long long ob;             /* kmeans assign/divide: batches (a leading dim shared by every tensor), else 1 */
 } Job;
 
 /* True if statement tree writes global param `d` (store / tma store / atomic). */
@@ -252,80 +253,112 @@ static bool same_name(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* Leading batch dims: 1 when every tensor in ps has one more dim than its
+ * base rank and all share the first dim's name (a batched kernel), 0 when
+ * none has, -1 otherwise. */
+static int batch_dims(const Kernel *k, const int *ps, const int *base, int n)
+{
+	int bo = k->params[ps[0]]->rank - base[0];
+	if (bo != 0 && bo != 1)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const Decl *d = k->params[ps[i]];
+		if (d->rank != base[i] + bo || (bo && !same_name(dim_name(d->shape[0]), dim_name(k->params[ps[0]]->shape[0]))))
+			return -1;
+	}
+	return bo;
+}
+
 /* Recognise the k-means assignment: Out i32[P] written; inputs X [P,R],
  * Cent [Q,R] (both bf16 or both f16), Cnorm f32[Q] (labels = argmin_j
- * Cnorm[j] - 2 X[i]·Cent[j]). */
+ * Cnorm[j] - 2 X[i]·Cent[j]); or the batched form with a leading dim B on
+ * all four (Out [B,P], X [B,P,R], ...). */
 static void pick_kmeans(Job *j, int out)
 {
 	Kernel *k = j->k;
 	Decl *O = k->params[out];
-	if (O->rank != 1 || O->dt != DT_I32)
+	int bo = O->rank - 1;
+	if ((bo != 0 && bo != 1) || O->dt != DT_I32)
 		return;
 	DType et = DT_BF16;   /* element type of X and Cent: bf16 or f16, the same for both */
 	int x = -1, c = -1, n = -1;
-	const char *p = dim_name(O->shape[0]);
+	const char *p = dim_name(O->shape[bo]);
 	for (int i = 0; i < k->nparams; i++) {
 		Decl *d = k->params[i];
 		if (d->space != SP_GLOBAL || i == out)
 			continue;
-		if (d->rank == 1 && d->dt == DT_F32)
+		if (d->rank == 1 + bo && d->dt == DT_F32)
 			n = i;
-		else if (d->rank == 2 && (d->dt == DT_BF16 || d->dt == DT_F16) && same_name(dim_name(d->shape[0]), p))
+		else if (d->rank == 2 + bo && (d->dt == DT_BF16 || d->dt == DT_F16) && same_name(dim_name(d->shape[bo]), p))
 			x = i, et = d->dt;
-		else if (d->rank == 2 && (d->dt == DT_BF16 || d->dt == DT_F16))
+		else if (d->rank == 2 + bo && (d->dt == DT_BF16 || d->dt == DT_F16))
 			c = i;
 	}
 	if (x < 0 || c < 0 || n < 0 || k->params[c]->dt != et)
 		return;
+	int ps[] = {out, x, c, n}, base[] = {1, 2, 2, 1};
+	if (batch_dims(k, ps, base, 4) != bo)
+		return;
 	Decl *X = k->params[x], *C = k->params[c], *Nm = k->params[n];
-	if (!same_name(dim_name(X->shape[1]), dim_name(C->shape[1])) || !same_name(dim_name(Nm->shape[0]), dim_name(C->shape[0])))
+	if (!same_name(dim_name(X->shape[bo + 1]), dim_name(C->shape[bo + 1])) || !same_name(dim_name(Nm->shape[bo]), dim_name(C->shape[bo])))
 		return;
 	j->oracle = 2;
 	j->o_a = x;
 	j->o_b = c;
 	j->o_c = out;
 	j->o_n = n;
-	j->om = j->tens[x].dims[0];
-	j->on = j->tens[c].dims[0];
-	j->ok = j->tens[x].dims[1];
+	j->ob = bo ? j->tens[x].dims[0] : 1;
+	j->om = j->tens[x].dims[bo];
+	j->on = j->tens[c].dims[bo];
+	j->ok = j->tens[x].dims[bo + 1];
 }
 
 /* Recognise the k-means divide step: inputs Sums f32[P,R], Counts i32[P],
  * Cent [P,R] (bf16/f16); outputs NewCent [P,R] (same type as Cent) and two
- * f32[P] vectors, in declaration order ‖c_new‖² then ‖c_new − c_old‖². */
+ * f32[P] vectors, in declaration order ‖c_new‖² then ‖c_new − c_old‖²; or
+ * the batched form with a leading dim B on all six. */
 static void pick_kmeans_divide(Job *j)
 {
 	Kernel *k = j->k;
 	int sums = -1, cnt = -1, cent = -1, newc = -1, v[2] = {-1, -1}, nv = 0;
-	for (int i = 0; i < k->nparams; i++) {
-		Decl *d = k->params[i];
-		bool h = d->dt == DT_BF16 || d->dt == DT_F16;
-		if (d->space != SP_GLOBAL)
-			continue;
-		if (!j->tens[i].output && d->rank == 2 && d->dt == DT_F32)
-			sums = i;
-		else if (!j->tens[i].output && d->rank == 1 && d->dt == DT_I32)
-			cnt = i;
-		else if (!j->tens[i].output && d->rank == 2 && h)
-			cent = i;
-		else if (j->tens[i].output && d->rank == 2 && h)
-			newc = i;
-		else if (j->tens[i].output && d->rank == 1 && d->dt == DT_F32 && nv < 2)
-			v[nv++] = i;
-	}
-	if (sums < 0 || cnt < 0 || cent < 0 || newc < 0 || nv != 2 || k->params[cent]->dt != k->params[newc]->dt)
-		return;
-	const char *p = dim_name(k->params[sums]->shape[0]), *r = dim_name(k->params[sums]->shape[1]);
-	int all[] = {cnt, cent, newc, v[0], v[1]};
-	for (size_t i = 0; i < NELEM(all); i++)
-		if (!same_name(dim_name(k->params[all[i]]->shape[0]), p))
+	for (int bo = 0; bo < 2 && sums < 0; bo++) {
+		cnt = cent = newc = -1, nv = 0;
+		for (int i = 0; i < k->nparams; i++) {
+			Decl *d = k->params[i];
+			bool h = d->dt == DT_BF16 || d->dt == DT_F16;
+			if (d->space != SP_GLOBAL)
+				continue;
+			if (!j->tens[i].output && d->rank == 2 + bo && d->dt == DT_F32)
+				sums = i;
+			else if (!j->tens[i].output && d->rank == 1 + bo && d->dt == DT_I32)
+				cnt = i;
+			else if (!j->tens[i].output && d->rank == 2 + bo && h)
+				cent = i;
+			else if (j->tens[i].output && d->rank == 2 + bo && h)
+				newc = i;
+			else if (j->tens[i].output && d->rank == 1 + bo && d->dt == DT_F32 && nv < 2)
+				v[nv++] = i;
+		}
+		if (sums >= 0 && (cnt < 0 || cent < 0 || newc < 0 || nv != 2))
 			return;
-	if (!same_name(dim_name(k->params[cent]->shape[1]), r) || !same_name(dim_name(k->params[newc]->shape[1]), r))
+	}
+	if (sums < 0 || k->params[cent]->dt != k->params[newc]->dt)
+		return;
+	int ps[] = {sums, cnt, cent, newc, v[0], v[1]}, base[] = {2, 1, 2, 2, 1, 1};
+	int bo = batch_dims(k, ps, base, 6);
+	if (bo < 0)
+		return;
+	const char *p = dim_name(k->params[sums]->shape[bo]), *r = dim_name(k->params[sums]->shape[bo + 1]);
+	for (size_t i = 1; i < NELEM(ps); i++)
+		if (!same_name(dim_name(k->params[ps[i]]->shape[bo]), p))
+			return;
+	if (!same_name(dim_name(k->params[cent]->shape[bo + 1]), r) || !same_name(dim_name(k->params[newc]->shape[bo + 1]), r))
 		return;
 	j->oracle = 3;
 	j->o_a = sums, j->o_b = cnt, j->o_c = cent, j->o_n = newc, j->o_d = v[0], j->o_e = v[1];
-	j->on = j->tens[sums].dims[0];
-	j->ok = j->tens[sums].dims[1];
+	j->ob = bo ? j->tens[sums].dims[0] : 1;
+	j->on = j->tens[sums].dims[bo];
+	j->ok = j->tens[sums].dims[bo + 1];
 }
 
 /* Recognise the segmented k-means update: inputs X [P,R] (bf16/f16), Order
@@ -776,6 +809,8 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 		free(ref);
 		free(rows);
 	}
+	/* batched k-means kernels: the first and the last batch are checked */
+	long long nbat = j->ob > 1 ? 2 : 1, bat[2] = {0, j->ob - 1};
 	if (j->oracle == 2 && !o->oracle_none) {
 		int N = (int)j->om, K = (int)j->on, D = (int)j->ok;
 		int nrows = N <= o->check_rows ? N : o->check_rows;
@@ -783,55 +818,78 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 		uint64_t st = o->seed ^ 0x5151u;
 		for (int i = 0; i < nrows; i++)
 			rows[i] = nrows == N ? i : i == 0 ? 0 : i == 1 ? N - 1 : (int)(oracle_splitmix64(&st) % (uint64_t)N);
-		KmeansAssignCheck c;
 		r->tol = ORACLE_KMEANS_TOL;
+		r->rel_err = 0;
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-		long long nbad = oracle_kmeans_assign(host[j->o_a], host[j->o_b], j->k->params[j->o_a]->dt == DT_F16,
-		                                      host[j->o_n], K, D, host[j->o_c], rows, nrows, r->tol,
-		                                      (int)(ncpu > 0 ? ncpu : 1), &c);
+		long long nbad = 0, nb;
+		KmeansAssignCheck c, first = {.first_bad = -1};
+		for (long long bi = 0; bi < nbat; bi++) {
+			size_t b = (size_t)bat[bi];
+			nb = oracle_kmeans_assign((const uint16_t *)host[j->o_a] + b * (size_t)N * (size_t)D,
+			                          (const uint16_t *)host[j->o_b] + b * (size_t)K * (size_t)D,
+			                          j->k->params[j->o_a]->dt == DT_F16, (const float *)host[j->o_n] + b * (size_t)K, K, D,
+			                          (const int32_t *)host[j->o_c] + b * (size_t)N, rows, nrows, r->tol,
+			                          (int)(ncpu > 0 ? ncpu : 1), &c);
+			if (nb < 0)
+				break;
+			if (nb && !nbad)
+				first = c, first.first_bad += (long long)b * N;   /* flat index into Out */
+			nbad += nb;
+			r->rel_err = c.max_tie_gap > r->rel_err ? c.max_tie_gap : r->rel_err;
+			r->ties_excused += c.ties_excused;
+			r->n_nan += c.nan_points;
+		}
 		free(rows);
-		if (nbad < 0) {
+		if (nb < 0) {
 			rep_err(r, RUN_INTERNAL, "host out of memory for the k-means oracle (K=%d, D=%d)", K, D);
 			return;
 		}
 		r->checked = 2;
-		r->rows_checked = nrows;
-		r->rel_err = c.max_tie_gap;
-		r->ties_excused = c.ties_excused;
-		r->n_nan = c.nan_points;
-		r->flops = 2.0 * N * (double)K * D;
+		r->rows_checked = nrows * nbat;
+		r->flops = 2.0 * N * (double)K * D * (double)j->ob;
 		if (nbad && !r->unwritten) {
-			rep_err(r, RUN_MISMATCH, "%lld of %d checked points are not labelled with their float64 nearest centroid "
-			        "(and are no near-tie within %.1e); first: point %lld labelled %d, nearest is %d (score gap %.3e); "
+			rep_err(r, RUN_MISMATCH, "%lld of %lld checked points are not labelled with their float64 nearest centroid "
+			        "(and are no near-tie within %.1e); first: point %lld (flat) labelled %d, nearest is %d (score gap %.3e); "
 			        "%lld near-ties excused",
-			        nbad, nrows, r->tol, c.first_bad, c.first_bad_out, c.first_bad_ref, c.first_bad_gap,
-			        c.ties_excused);
-			r->first_bad = c.first_bad;
+			        nbad, (long long)r->rows_checked, r->tol, first.first_bad, first.first_bad_out, first.first_bad_ref, first.first_bad_gap,
+			        r->ties_excused);
+			r->first_bad = first.first_bad;
 			return;
 		}
 	}
 	if (j->oracle == 3 && !o->oracle_none) {
 		int K = (int)j->on, D = (int)j->ok;
-		KmeansUpdateCheck c;
+		KmeansUpdateCheck c, first = {.first_bad = -1};
 		r->tol = ORACLE_KMEANS_TOL;
-		long long nbad = oracle_kmeans_divide_check(host[j->o_a], host[j->o_b], host[j->o_c],
-		                                            j->k->params[j->o_c]->dt == DT_F16, K, D, host[j->o_n],
-		                                            host[j->o_d], host[j->o_e], r->tol, &c);
-		if (nbad < 0) {
+		r->rel_err = 0;
+		long long nbad = 0, nb = 0;
+		for (long long bi = 0; bi < nbat; bi++) {
+			size_t b = (size_t)bat[bi], kd = b * (size_t)K * (size_t)D, kk = b * (size_t)K;
+			nb = oracle_kmeans_divide_check((const float *)host[j->o_a] + kd, (const int32_t *)host[j->o_b] + kk,
+			                                (const uint16_t *)host[j->o_c] + kd, j->k->params[j->o_c]->dt == DT_F16, K, D,
+			                                (const uint16_t *)host[j->o_n] + kd, (const float *)host[j->o_d] + kk,
+			                                (const float *)host[j->o_e] + kk, r->tol, &c);
+			if (nb < 0)
+				break;
+			if (nb && !nbad)
+				first = c, first.first_bad += (long long)kd;
+			nbad += nb;
+			r->rel_err = c.rel_err > r->rel_err ? c.rel_err : r->rel_err;
+			r->n_nan += c.n_nan;
+			r->ties_excused += c.empty;   /* reported as the number of empty clusters kept */
+		}
+		if (nb < 0) {
 			rep_err(r, RUN_INTERNAL, "host out of memory for the k-means divide oracle (K=%d, D=%d)", K, D);
 			return;
 		}
 		r->checked = 3;
-		r->rows_checked = K;
-		r->rel_err = c.rel_err;
-		r->n_nan = c.n_nan;
-		r->ties_excused = c.empty;   /* reported as the number of empty clusters kept */
+		r->rows_checked = K * nbat;
 		if (nbad && !r->unwritten) {
 			rep_err(r, RUN_MISMATCH, "k-means divide: %lld bad centroid elements (%lld NaN, %lld changed in empty "
 			        "clusters; first at flat index %lld: got %g, expected %g), %lld bad norms, %lld bad shifts",
-			        c.bad, c.n_nan, c.empty_changed, c.first_bad, c.first_bad_out, c.first_bad_ref, c.norm_bad,
-			        c.shift_bad);
-			r->first_bad = c.first_bad;
+			        first.bad, first.n_nan, first.empty_changed, first.first_bad, first.first_bad_out, first.first_bad_ref,
+			        first.norm_bad, first.shift_bad);
+			r->first_bad = first.first_bad;
 			return;
 		}
 	}

@@ -805,6 +805,18 @@ static int frag_num(LayQ *q, const Expr *x)
 	return -1;
 }
 
+/* Does the role owning frag f also own a rank-2 (accumulator) fragment? */
+static bool lay_owner_has_acc(LayQ *q, int f)
+{
+	const Decl *fd = q->frags->data[f];
+	for (int j = 0; j < q->frags->len; j++) {
+		const Decl *od = q->frags->data[j];
+		if (od->rank == 2 && od->owner && fd->owner && strcmp(od->owner, fd->owner) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void lay_set(LayQ *q, int f, int l)
 {
 	if (f >= 0 && q->lay[f] < 0) {
@@ -887,11 +899,14 @@ static void lay_stmts(LayQ *q, Stmt **ss, int n)
 		Stmt *s = ss[i];
 		lay_expr(q, s->src);
 		lay_expr(q, s->cond);
-		/* a scatter index (atomic_add G[idx, ...]) names one row per row of the value */
-		if (s->kind == S_ATOMIC && s->dst && s->dst->kind == E_INDEX)
-			for (int j = 0; j < s->dst->nslices; j++)
-				if (s->dst->slices[j].kind == SL_POINT)
-					lay_set(q, frag_num(q, s->dst->slices[j].start), FRAG_ROW);
+		/* a scatter index (atomic_add G[idx, ...]) names one row per row of the value,
+		 * in a role with accumulator tiles; in a plain SIMT role it stays a thread vector */
+		if ((s->kind == S_ATOMIC || s->kind == S_STORE) && s->dst && s->dst->kind == E_INDEX)
+			for (int j = 0; j < s->dst->nslices; j++) {
+				int f = s->dst->slices[j].kind == SL_POINT ? frag_num(q, s->dst->slices[j].start) : -1;
+				if (f >= 0 && lay_owner_has_acc(q, f))
+					lay_set(q, f, FRAG_ROW);
+			}
 		if (s->kind == S_ASSIGN && s->src) {
 			const Expr *x = s->src;
 			bool rowred = x->kind == E_CALL && x->name && (strcmp(x->name, "rowsum") == 0 || strcmp(x->name, "rowmax") == 0 ||
@@ -945,15 +960,7 @@ static void derive_frags(Der *d)
 	 * over the role's threads (FRAG_VEC) instead of replicated per quad. */
 	for (int i = 0; i < v.len; i++) {
 		Decl *fd = v.data[i];
-		if (fd->rank != 1 || lay[i] >= 0)
-			continue;
-		bool acc = false;
-		for (int j = 0; j < v.len; j++) {
-			Decl *od = v.data[j];
-			if (od->rank == 2 && od->owner && fd->owner && strcmp(od->owner, fd->owner) == 0)
-				acc = true;
-		}
-		if (!acc)
+		if (fd->rank == 1 && lay[i] < 0 && !lay_owner_has_acc(&q, i))
 			lay[i] = FRAG_VEC;
 	}
 	p->nfrags = v.len;

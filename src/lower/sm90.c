@@ -718,7 +718,11 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 					          ref->split == SPLIT_N && ro->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_cols) : "");
 				return true;
 			}
-			refuse(e, x->span, "CK-LOW-002", "%s() is lowered for sm_90a only in an element-wise expression over an accumulator-layout fragment", n);
+			if (c->lay == FRAG_VEC && ref && row) {   /* a thread vector: the element's index */
+				sb_puts(o, sm90_vec_elem_index(e, ref));
+				return true;
+			}
+			refuse(e, x->span, "CK-LOW-002", "%s() is lowered for sm_90a only in an element-wise expression over an accumulator-layout fragment or a thread vector (row_idx)", n);
 			return false;
 		}
 		static const struct { const char *ir, *cf, *ci; } fns[] = {
@@ -978,6 +982,13 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	const Expr *x = s->src;
+	if (s->nlhs == 1 && d0->layout == FRAG_VEC && (is_call(x, "fetch_add") || is_call(x, "cumsum"))) {
+		if (is_call(x, "fetch_add"))
+			sm90_vec_fetch_add(e, s, d0);
+		else
+			sm90_vec_cumsum(e, s, d0);
+		return;
+	}
 	bool red = x->kind == E_CALL && x->name &&
 	           (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
 	if (red) {
@@ -994,6 +1005,26 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	emit_elementwise(e, s, d0);
+}
+
+/* Row-major element offset of the leading point indices slices[0 .. nlead) of
+ * an index into g (as C text, "" when nlead is 0), or NULL when one of them is
+ * not a point index. Batched tensors put their batch index here: X[b, r +: R]. */
+static const char *lead_offset(Em *e, const Expr *idx, const Decl *g, int nlead)
+{
+	StrBuf b = {0};
+	for (int i = 0; i < nlead; i++) {
+		if (idx->slices[i].kind != SL_POINT) {
+			sb_free(&b);
+			return NULL;
+		}
+		sb_printf(&b, "%s(u64)(%s)", i ? " + " : "", cexpr_p(e, idx->slices[i].start));
+		for (int j = i + 1; j < g->rank; j++)
+			sb_printf(&b, " * (u64)%s", cexpr_p(e, g->shape[j]));
+	}
+	const char *r = arena_printf(&e->c->arena, "%s", b.len ? sb_str(&b) : "");
+	sb_free(&b);
+	return r;
 }
 
 /* load FRAG <- G[start +: len]: a row or column vector from a rank-1 global tensor. */
@@ -1018,15 +1049,18 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
 			g = e->k->decls[i];
 	long long len = -1;
-	if (!f || !g || f->role != e->role || f->layout == FRAG_ACC || f->regs_per_thread == 0 || g->rank != 1 || !src || src->kind != E_INDEX ||
-	    src->nslices != 1 || src->slices[0].kind != SL_RANGE || !eval_expr(src->slices[0].len, e->k, NULL, &len) ||
+	int last = g ? g->rank - 1 : 0;
+	const char *lead = g && src && src->kind == E_INDEX && src->nslices == g->rank ? lead_offset(e, src, g, last) : NULL;
+	if (!f || !g || !lead || f->role != e->role || f->layout == FRAG_ACC || f->regs_per_thread == 0 ||
+	    src->slices[last].kind != SL_RANGE || !eval_expr(src->slices[last].len, e->k, NULL, &len) ||
 	    len != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
-		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[start +: len]` of a row- or column-vector fragment from a rank-1 global tensor");
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., start +: len]` of a row- or column-vector fragment (leading point indices, then one range)");
 		diag_set(&d->hint, "2-D loads into fragments are not lowered yet");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
-	char *start = cexpr_p(e, src->slices[0].start);
+	char *start = *lead ? arena_printf(&e->c->arena, "(long long)(%s) + %s", lead, cexpr_p(e, src->slices[last].start))
+	                    : cexpr_p(e, src->slices[last].start);
 	ir_comment(e, s->span, f->layout == FRAG_COL ? "each thread loads the columns it holds" : "each thread loads the rows it holds");
 	line(e, "{");
 	e->ind++;
@@ -1068,11 +1102,13 @@ static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast)
 {
 	long long len = -1;
-	const Slice *sl = &s->dst->slices[0];
+	int last = g->rank - 1;
+	const Slice *sl = &s->dst->slices[last];
+	const char *lead = lead_offset(e, s->dst, g, last);
 	const PlanFrag *f = find_layout(e, src, FRAG_ROW);
-	if (!f || f->role != e->role || f->regs_per_thread == 0 || sl->kind != SL_RANGE || !eval_expr(sl->len, e->k, NULL, &len) || len != f->rows ||
+	if (!f || !lead || f->role != e->role || f->regs_per_thread == 0 || sl->kind != SL_RANGE || !eval_expr(sl->len, e->k, NULL, &len) || len != f->rows ||
 	    (cast != DT_NONE && cast != g->dt)) {
-		refuse(e, s->span, "CK-LOW-011", "store into rank-1 '%s' is lowered for sm_90a only from an expression over row-vector fragments of this role covering exactly the stored rows",
+		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a here only as `G[i, .., start +: len] <- expr` over row-vector fragments of this role covering exactly the stored rows",
 		       g->name);
 		return false;
 	}
@@ -1089,7 +1125,8 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
-	line(e, "%s *dst_ = %s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, cexpr_p(e, sl->start), wg);
+	line(e, "%s *dst_ = %s%s%s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, *lead ? " + " : "", lead,
+	     cexpr_p(e, sl->start), wg);
 	line(e, "if (lane_ %% 4u == 0u) {");
 	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
@@ -1197,13 +1234,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		sb_free(&val);
 		return;
 	}
-	/* base offset of the leading point indices, row-major */
-	StrBuf base = {0};
-	for (int i = 0; i < r - 2; i++) {
-		sb_printf(&base, "%s(u64)%s", i ? " + " : "", cexpr_p(e, s->dst->slices[i].start));
-		for (int j = i + 1; j < r; j++)
-			sb_printf(&base, " * (u64)%s", cexpr_p(e, g->shape[j]));
-	}
+	const char *base = lead_offset(e, s->dst, g, r - 2);   /* checked to be point indices above */
 	const PlanRole *ro = &e->p->roles[e->role];
 	char *ld = cexpr_p(e, g->shape[r - 1]);
 	long long half = f->wg_cols / 2;
@@ -1215,7 +1246,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	     (f->split == SPLIT_M && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "");
 	line(e, "const int col_ = %s%s + (int)(lane_ %% 4u) * 2;", start[1],
 	     (f->split == SPLIT_N && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "");
-	line(e, "%s *out_ = %s%s%s + (u64)row_ * (u64)%s + col_;", ctype_of(out), g->name, base.len ? " + " : "", base.len ? sb_str(&base) : "", ld);
+	line(e, "%s *out_ = %s%s%s + (u64)row_ * (u64)%s + col_;", ctype_of(out), g->name, *base ? " + " : "", base, ld);
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\tfloat v_[2];");
@@ -1235,7 +1266,6 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	e->ind--;
 	line(e, "}");
 	sb_free(&val);
-	sb_free(&base);
 }
 
 static void emit_store(Em *e, Stmt *s, Scope sc)
@@ -1253,12 +1283,20 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	for (int i = 0; gname && i < e->k->ndecls; i++)
 		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
 			g = e->k->decls[i];
+	for (int i = 0; s->dst && s->dst->kind == E_INDEX && i < s->dst->nslices; i++) {
+		const PlanFrag *ix = s->dst->slices[i].kind == SL_POINT ? frag_of(e, s->dst->slices[i].start) : NULL;
+		if (ix && ix->layout == FRAG_VEC) {   /* a scatter store: G[b, idx] <- v */
+			sm90_vec_scatter_store(e, s, src, cast, ix);
+			return;
+		}
+	}
 	const PlanFrag *vf = find_layout(e, src, FRAG_VEC);
 	if (vf) {
 		sm90_vec_store(e, s, src, cast, vf);
 		return;
 	}
-	if (g && s->dst && s->dst->kind == E_INDEX && g->rank == 1 && s->dst->nslices == 1) {
+	if (g && s->dst && s->dst->kind == E_INDEX && s->dst->nslices == g->rank &&
+	    (g->rank == 1 || (s->dst->slices[g->rank - 2].kind == SL_POINT && !find_layout(e, src, FRAG_ACC)))) {
 		emit_store_rows(e, s, src, g, cast);
 		return;
 	}
@@ -1367,21 +1405,30 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	for (int i = 0; gname && i < e->k->ndecls; i++)
 		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
 			g = e->k->decls[i];
-	const PlanFrag *ix = dst && dst->kind == E_INDEX && dst->nslices >= 1 && dst->slices[0].kind == SL_POINT
-	                     ? frag_of(e, dst->slices[0].start) : NULL;
-	if (!g || !ix || ix->layout != FRAG_ROW || ix->role != e->role || ix->regs_per_thread == 0 ||
-	    (ix->dt != DT_I32 && ix->dt != DT_U32) || g->rank != dst->nslices || g->rank > 2 ||
-	    (g->dt != DT_F32 && g->dt != DT_I32)) {
-		Diag *d = refuse(e, s->span, "CK-LOW-002", "atomic_add is lowered for sm_90a only as a scatter into an f32 or i32 global tensor of rank 1 or 2 whose first index is an i32 row-vector fragment of this role");
-		diag_set(&d->hint, "write `atomic_add G[idx, c +: n] <- tile` or `atomic_add G[idx] <- v` with `frag idx: i32[rows] in ROLE`");
+	/* leading point indices (a batch), then the scatter index, then at most one column slice */
+	int nl = 0;
+	while (dst && dst->kind == E_INDEX && nl < dst->nslices && dst->slices[nl].kind == SL_POINT && !frag_of(e, dst->slices[nl].start))
+		nl++;
+	const PlanFrag *ix = dst && dst->kind == E_INDEX && nl < dst->nslices && dst->slices[nl].kind == SL_POINT
+	                     ? frag_of(e, dst->slices[nl].start) : NULL;
+	if (ix && ix->layout == FRAG_VEC) {
+		sm90_vec_atomic(e, s, ix);
+		return;
+	}
+	const char *lead = ix && g && g->rank == dst->nslices ? lead_offset(e, dst, g, nl) : NULL;
+	if (!g || !ix || !lead || ix->layout != FRAG_ROW || ix->role != e->role || ix->regs_per_thread == 0 ||
+	    (ix->dt != DT_I32 && ix->dt != DT_U32) || g->rank - nl > 2 || (g->dt != DT_F32 && g->dt != DT_I32)) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "atomic_add is lowered for sm_90a only as a scatter into an f32 or i32 global tensor: leading point indices, then an i32 row-vector fragment of this role as the row index, then at most one column slice");
+		diag_set(&d->hint, "write `atomic_add G[idx, c +: n] <- tile` or `atomic_add G[b, idx] <- v` with `frag idx: i32[rows] in ROLE`");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
-	char *rows = cexpr_p(e, g->shape[0]);
+	char *rows = cexpr_p(e, g->shape[nl]);
+	const char *gbase = *lead ? arena_printf(&e->c->arena, "(%s + %s)", g->name, lead) : g->name;
 	const char *ct = g->dt == DT_F32 ? "float" : "int";
 	const char *red = g->dt == DT_F32 ? "red_add_f32" : "red_add_s32";
 	e->need_red = true;
-	if (g->rank == 1) {
+	if (g->rank - nl == 1) {
 		Fx c = {FRAG_ROW, NULL};
 		StrBuf val = {0};
 		if (find_acc(e, s->src) || !fx_emit(e, &val, s->src, &c)) {
@@ -1396,17 +1443,17 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", ix->regs_per_thread);
 		line(e, "\t\tconst int row_ = (int)%s[r_];", ix->name);
 		line(e, "\t\tif ((unsigned)row_ < (unsigned)%s)", rows);
-		line(e, "\t\t\t%s(%s + row_, (%s)(%s));", red, g->name, ct, sb_str(&val));
+		line(e, "\t\t\t%s(%s + row_, (%s)(%s));", red, gbase, ct, sb_str(&val));
 		line(e, "\t}");
 		line(e, "}");
 		sb_free(&val);
 		return;
 	}
-	const Slice *cs = &dst->slices[1];
+	const Slice *cs = &dst->slices[nl + 1];
 	const PlanFrag *f = find_acc(e, s->src);
 	long long len = -1, c0 = -1, ld = -1;
 	if (cs->kind == SL_ALL)
-		len = eval_expr(g->shape[1], e->k, NULL, &len) ? len : -1;
+		len = eval_expr(g->shape[nl + 1], e->k, NULL, &len) ? len : -1;
 	else if (cs->kind == SL_RANGE)
 		eval_expr(cs->len, e->k, NULL, &len);
 	if (!f || f->role != e->role || f->regs_per_thread == 0 || f->mtiles != ix->mtiles || f->split == SPLIT_N ||
@@ -1422,13 +1469,13 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	bool c0k = cs->kind == SL_ALL ? (c0 = 0, true) : eval_expr(cs->start, e->k, NULL, &c0);
-	bool v2 = g->dt == DT_F32 && c0k && c0 % 2 == 0 && eval_expr(g->shape[1], e->k, NULL, &ld) && ld % 2 == 0;
+	bool v2 = g->dt == DT_F32 && c0k && c0 % 2 == 0 && eval_expr(g->shape[nl + 1], e->k, NULL, &ld) && ld % 2 == 0;
 	const char *cstart = cs->kind == SL_ALL ? "0" : cexpr_p(e, cs->start);
 	ir_comment(e, s->span, v2 ? "scatter: each thread adds its column pairs to the rows its index registers name"
 	                          : "scatter: each thread adds its elements to the rows its index registers name");
 	line(e, "{");
 	e->ind++;
-	line(e, "%s *const col_ = %s + %s + 2 * (int)(threadIdx.x %% 4u);", ct, g->name, cstart);
+	line(e, "%s *const col_ = %s + %s + 2 * (int)(threadIdx.x %% 4u);", ct, gbase, cstart);
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\t%s v_[2];", ct);
@@ -1443,7 +1490,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
 	line(e, "\tconst int row_ = (int)%s[mt_ * 2 + h_];", ix->name);
 	line(e, "\tif ((unsigned)row_ < (unsigned)%s) {", rows);
-	line(e, "\t\t%s *const p = col_ + (long long)row_ * %s + 8 * j_;", ct, cexpr_p(e, g->shape[1]));
+	line(e, "\t\t%s *const p = col_ + (long long)row_ * %s + 8 * j_;", ct, cexpr_p(e, g->shape[nl + 1]));
 	if (v2)
 		line(e, "\t\tred_add_v2_f32(p, v_[0], v_[1]);");
 	else {

@@ -33,6 +33,7 @@ typedef struct Em {
 	bool need_pack[DT__COUNT];
 	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
 	bool need_gmem;     /* ld/st global helpers of sm90_vec.c needed */
+	int nscan;          /* thread-vector scans emitted so far (names their shared scratch) */
 	/* barriers armed (expect_tx emitted) in the current loop body */
 	bool *armed;
 	/* row reductions nested in the expression being emitted, precomputed into temporaries */
@@ -92,6 +93,16 @@ const char *sm90_vec_let_type(Em *e, const Expr *x);
 void sm90_vec_load(Em *e, Stmt *s, const PlanFrag *f);
 /* store G[i, .., s +: n] <- expr over FRAG_VEC fragments (f: one of them). */
 void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f);
+/* Scatter forms over a thread-vector index `ix` (G[i, .., ix] with point indices
+ * before it, ix the last index): atomic_add, a plain scatter store, and
+ * dst = fetch_add(G[.., ix], v). Each returns after refusing what it cannot lower. */
+void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix);
+void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *ix);
+void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst);
+/* dst = cumsum(x, 0) over thread vectors: a role-wide inclusive scan. */
+void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+/* "(element index)" of the current v_ of thread vector f, for row_idx(). */
+char *sm90_vec_elem_index(Em *e, const PlanFrag *f);
 /* The ld.global / st.global helper functions, emitted once per translation unit. */
 void sm90_vec_helpers(StrBuf *o);
 

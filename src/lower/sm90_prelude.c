@@ -24,8 +24,8 @@
  *   gmem       the ld/st.global helpers of sm90_vec.c (sm90_vec_helpers);
  *   hang_note  the --debug-hang flight recorder, only when asked for.
  *
- * Every block except red_add_* sits behind its own #ifndef guard
- * (CAKE_SM90_PRELUDE, CAKE_TMA_LOAD_<R>D, CAKE_WGMMA_..., CAKE_SM90_GMEM,
+ * Every block sits behind its own #ifndef guard (CAKE_SM90_PRELUDE,
+ * CAKE_TMA_LOAD_<R>D, CAKE_WGMMA_..., CAKE_RED_ADD, CAKE_SM90_GMEM,
  * CAKE_HANG_NOTE), so kernels can share one translation unit without
  * duplicate definitions. Nothing here looks at the kernel itself: the
  * functions are pure text generators over their parameters, and
@@ -220,7 +220,7 @@ static void emit_prelude(StrBuf *o)
 /* Reductions in global memory for atomic_add (no result): relaxed, gpu scope. */
 static void emit_red_wrappers(StrBuf *o)
 {
-	sb_puts(o, "\n"
+	sb_puts(o, "\n#ifndef CAKE_RED_ADD\n#define CAKE_RED_ADD\n"
 	        "/* atomic_add without a result: relaxed, gpu-scope reductions in global memory. */\n"
 	        "__device__ __forceinline__ void red_add_f32(float *p, float v)\n"
 	        "{\n"
@@ -233,7 +233,8 @@ static void emit_red_wrappers(StrBuf *o)
 	        "__device__ __forceinline__ void red_add_s32(int *p, int v)\n"
 	        "{\n"
 	        "\tasm volatile(\"red.global.add.s32 [%0], %1;\\n\" :: \"l\"(p), \"r\"(v) : \"memory\");\n"
-	        "}\n");
+	        "}\n"
+	        "#endif\n");
 }
 
 static void emit_tma_wrapper(StrBuf *o, int rank)

@@ -539,6 +539,224 @@ void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag 
 	sm90_line(e, "}");
 }
 
+/* ---- scatter forms and scans over thread vectors ---- */
+
+char *sm90_vec_elem_index(Em *e, const PlanFrag *f)
+{
+	const PlanRole *ro = &e->p->roles[f->role];
+	const char *t = ro->thread_lo ? arena_printf(&e->c->arena, "((int)threadIdx.x - %d)", ro->thread_lo) : "(int)threadIdx.x";
+	return f->regs_per_thread == 1 ? arena_printf(&e->c->arena, "(%s + v_)", t)
+	                               : arena_printf(&e->c->arena, "(%s * %d + v_)", t, f->regs_per_thread);
+}
+
+/* G[i, .., ix]: point indices, the last one the thread-vector index ix. Sets
+ * the tensor, the C text of its base pointer at the point indices, and the
+ * extent of the indexed dimension. */
+static bool scatter_ref(Em *e, const Expr *ref, const PlanFrag *ix, const Decl **g, char **base, char **extent)
+{
+	if (!ref || ref->kind != E_INDEX || !ref->base || ref->base->kind != E_IDENT)
+		return false;
+	*g = global_param(e, ref->base->name);
+	int r = *g ? (*g)->rank : 0;
+	if (!*g || r != ref->nslices || ref->slices[r - 1].kind != SL_POINT || sm90_frag_of(e, ref->slices[r - 1].start) != ix)
+		return false;
+	for (int i = 0; i < r - 1; i++)
+		if (ref->slices[i].kind != SL_POINT || sm90_frag_of(e, ref->slices[i].start))
+			return false;
+	StrBuf b = {0};
+	point_offset(e, &b, ref, *g, r - 1);
+	*base = arena_printf(&e->c->arena, "%s%s%s", (*g)->name, b.len ? " + " : "", sb_str(&b));
+	sb_free(&b);
+	*extent = sm90_cexpr_p(e, (*g)->shape[r - 1]);
+	return true;
+}
+
+/* The loop over the elements this thread holds, with the bounds guard of a
+ * vector shorter than P * threads; closes with vec_loop_end. */
+static void vec_loop_begin(Em *e, const PlanFrag *f)
+{
+	const PlanRole *ro = &e->p->roles[f->role];
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int v_ = 0; v_ < %d; ++v_) {", f->regs_per_thread);
+	e->ind++;
+	if ((long long)f->regs_per_thread * ro->nthreads != f->rows)
+		sm90_line(e, "if (%s >= %lld) continue;   /* past the end of the vector */", sm90_vec_elem_index(e, f), f->rows);
+}
+
+static void vec_loop_end(Em *e)
+{
+	e->ind--;
+	sm90_line(e, "}");
+}
+
+/* The C value of s->src (or `src`) per element, in the loop context of f. */
+static bool vec_value(Em *e, const Expr *src, const PlanFrag *f, StrBuf *val)
+{
+	Fx c = {FRAG_VEC, f};
+	return sm90_fx_emit(e, val, src, &c);
+}
+
+void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix)
+{
+	const Decl *g;
+	char *base, *ext;
+	StrBuf val = {0};
+	if (ix->role != e->role || !scatter_ref(e, s->dst, ix, &g, &base, &ext) || (g->dt != DT_I32 && g->dt != DT_U32 && g->dt != DT_F32)) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "atomic_add with the thread-vector index '%s' is lowered for sm_90a only as `atomic_add G[i, .., %s] <- v` into a global i32, u32 or f32 tensor (point indices, the index vector last)",
+		                      ix->name, ix->name);
+		diag_set(&d->resource, "%s", ix->name);
+		return;
+	}
+	if (!vec_value(e, s->src, ix, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const char *ct = sm90_ctype(g->dt);
+	e->need_red = true;
+	sm90_ir_comment(e, s->span, "scatter: each thread adds its elements to the entries its index elements name");
+	sm90_line(e, "{");
+	e->ind++;
+	sm90_line(e, "%s *const base_ = %s;", ct, base);
+	vec_loop_begin(e, ix);
+	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	sm90_line(e, "if ((unsigned)row_ < (unsigned)%s)", ext);
+	sm90_line(e, "\t%s(base_ + row_, (%s)(%s));", g->dt == DT_F32 ? "red_add_f32" : "red_add_s32", g->dt == DT_F32 ? "float" : "int", sb_str(&val));
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
+void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *ix)
+{
+	const Decl *g;
+	char *base, *ext;
+	StrBuf val = {0};
+	if (ix->role != e->role || !scatter_ref(e, s->dst, ix, &g, &base, &ext) || (g->dt != DT_I32 && g->dt != DT_U32 && g->dt != DT_F32) ||
+	    (cast != DT_NONE && cast != g->dt)) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-011", "a store with the thread-vector index '%s' is lowered for sm_90a only as `store G[i, .., %s] <- v` into a global i32, u32 or f32 tensor (point indices, the index vector last)",
+		                      ix->name, ix->name);
+		diag_set(&d->resource, "%s", ix->name);
+		return;
+	}
+	if (!vec_value(e, src, ix, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const char *ct = sm90_ctype(g->dt);
+	sm90_ir_comment(e, s->span, "scatter store: element r goes to the entry index element r names (out of range: skipped)");
+	sm90_line(e, "{");
+	e->ind++;
+	sm90_line(e, "%s *const base_ = %s;", ct, base);
+	vec_loop_begin(e, ix);
+	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	sm90_line(e, "if ((unsigned)row_ < (unsigned)%s)", ext);
+	sm90_line(e, "\tbase_[row_] = (%s)(%s);", ct, sb_str(&val));
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
+void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	const Expr *call = s->src;
+	const Expr *ref = call->nargs == 2 ? call->args[0] : NULL;
+	const PlanFrag *ix = NULL;
+	if (ref && ref->kind == E_INDEX && ref->nslices >= 1)
+		ix = sm90_frag_of(e, ref->slices[ref->nslices - 1].start);
+	const Decl *g = NULL;
+	char *base = NULL, *ext = NULL;
+	StrBuf val = {0};
+	if (!ix || ix->layout != FRAG_VEC || ix->role != e->role || ix->rows != dst->rows || !scatter_ref(e, ref, ix, &g, &base, &ext) ||
+	    (g->dt != DT_I32 && g->dt != DT_U32 && g->dt != DT_F32) || dst->dt != g->dt) {
+		sm90_refuse(e, s->span, "CK-LOW-002", "fetch_add is lowered for sm_90a only as `v = fetch_add(G[i, .., idx], x)` with v and idx thread vectors of one length and v of G's dtype (i32, u32 or f32)");
+		return;
+	}
+	if (!vec_value(e, call->args[1], ix, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const char *ct = sm90_ctype(g->dt);
+	sm90_ir_comment(e, s->span, "each element: atomicAdd returning the old value (-1 where the index is out of range)");
+	sm90_line(e, "{");
+	e->ind++;
+	sm90_line(e, "%s *const base_ = %s;", ct, base);
+	vec_loop_begin(e, dst);
+	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	sm90_line(e, "%s[v_] = (unsigned)row_ < (unsigned)%s ? atomicAdd(base_ + row_, (%s)(%s)) : (%s)-1;", dst->name, ext, ct, sb_str(&val), ct);
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
+void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	const Expr *call = s->src;
+	long long dim = -1;
+	if (call->nargs != 2 || !eval_expr(call->args[1], e->k, NULL, &dim) || dim != 0 ||
+	    (dst->dt != DT_I32 && dst->dt != DT_U32 && dst->dt != DT_F32)) {
+		sm90_refuse(e, s->span, "CK-LOW-002", "cumsum over a thread vector is lowered for sm_90a only as `v = cumsum(x, 0)` into an i32, u32 or f32 thread vector");
+		return;
+	}
+	StrBuf val = {0};
+	if (!vec_value(e, call->args[0], dst, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const PlanRole *ro = &e->p->roles[dst->role];
+	int ri = (int)(ro - e->p->roles);
+	int nw = ro->nthreads / 32;
+	const char *ft = sm90_ftype(dst->dt);
+	int id = e->nscan++;   /* distinct shared scratch per scan of the kernel */
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "inclusive scan over %lld elements: per thread, then the warp (shuffles), then the %d warps (shared memory)",
+	                                         dst->rows, nw));
+	sm90_line(e, "{");
+	e->ind++;
+	sm90_line(e, "const int lane_ = (int)(threadIdx.x %% 32u), w_ = %s / 32;", ro->thread_lo ? arena_printf(&e->c->arena, "((int)threadIdx.x - %d)", ro->thread_lo) : "(int)threadIdx.x");
+	sm90_line(e, "%s run_ = 0;", ft);
+	vec_loop_begin(e, dst);
+	sm90_line(e, "run_ += (%s)(%s);", ft, sb_str(&val));
+	sm90_line(e, "%s[v_] = run_;", dst->name);
+	vec_loop_end(e);
+	sm90_line(e, "%s x_ = run_;", ft);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int d_ = 1; d_ < 32; d_ <<= 1) {");
+	sm90_line(e, "\tconst %s y_ = __shfl_up_sync(0xffffffffu, x_, d_);", ft);
+	sm90_line(e, "\tif (lane_ >= d_)");
+	sm90_line(e, "\t\tx_ += y_;");
+	sm90_line(e, "}");
+	sm90_line(e, "%s pre_ = x_ - run_;   /* sum of the earlier threads of this warp */", ft);
+	if (nw > 1) {
+		sm90_line(e, "__shared__ %s scan%d_[%d];", ft, id, nw);
+		sm90_line(e, "if (lane_ == 31)");
+		sm90_line(e, "\tscan%d_[w_] = x_;", id);
+		sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);
+		sm90_line(e, "if (w_ == 0) {");
+		sm90_line(e, "\t%s t_ = lane_ < %d ? scan%d_[lane_] : (%s)0;", ft, nw, id, ft);
+		sm90_line(e, "\t#pragma unroll");
+		sm90_line(e, "\tfor (int d_ = 1; d_ < 32; d_ <<= 1) {");
+		sm90_line(e, "\t\tconst %s y_ = __shfl_up_sync(0xffffffffu, t_, d_);", ft);
+		sm90_line(e, "\t\tif (lane_ >= d_)");
+		sm90_line(e, "\t\t\tt_ += y_;");
+		sm90_line(e, "\t}");
+		sm90_line(e, "\tif (lane_ < %d)", nw);
+		sm90_line(e, "\t\tscan%d_[lane_] = t_;", id);
+		sm90_line(e, "}");
+		sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);
+		sm90_line(e, "if (w_ > 0)");
+		sm90_line(e, "\tpre_ += scan%d_[w_ - 1];", id);
+		sm90_line(e, "named_bar_sync(%du, %du);   /* the scratch is free again (a scan in a loop) */", ri + 1, ro->nthreads);
+	}
+	vec_loop_begin(e, dst);
+	sm90_line(e, "%s[v_] += pre_;", dst->name);
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
 /* ---- helper library ---- */
 
 void sm90_vec_helpers(StrBuf *o)
