@@ -12,8 +12,9 @@
 # Flash-KMeans is installed from the carried wheels (no network on the GPU machine):
 #   python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE $WHEELS/*.whl
 # Cake times are the median over Lloyd iterations of each phase, all B batches launched
-# back to back between two CUDA events (update = clearing Sums/Counts + scatter + divide,
-# where divide also writes ‖c‖² and the centroid shifts); Flash-KMeans times are the median
+# back to back between two CUDA events (update = the sorted update: clearing Counts + hist +
+# scan + fill + segment sums + divide, or where no scan kernel covers K the atomic one:
+# clearing Sums/Counts + scatter + divide; divide also writes ‖c‖² and the centroid shifts); Flash-KMeans times are the median
 # of ITERS calls of each phase, also over all B batches. Shapes outside Cake's kernel
 # domains run padded (N to a multiple of 128, K to a multiple of 128 and >= 512): the Cake
 # time is then for the larger problem (marked "padded"). D = 64 has no Cake update kernel
@@ -102,6 +103,8 @@ for k in keys:
         s = c["shape"]
         if [s["B"], s["N"], s["D"], s["K"]] != list(k[0]):
             notes.append(f"cake padded to N={s['N']},K={s['K']}")
+        if c.get("update"):
+            notes.append(f"cake update {c['update']}")
         ch = c.get("check", {})
         notes.append("cake check " + ("ok" if c.get("ok") else "FAILED") +
                      (f" ({ch.get('ties_excused', 0)} ties excused)" if ch else ""))
