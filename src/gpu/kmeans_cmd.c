@@ -213,8 +213,9 @@ static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const 
 {
 	int fi = src_load(ss, kk->file);
 	if (fi < 0) {
-		fprintf(stderr, "cake kmeans: cannot read '%s' (pass --kernels DIR, the folder holding the kmeans .cake files)\n",
-		        kk->file);
+		if (!probe)
+			fprintf(stderr, "cake kmeans: cannot read '%s' (pass --kernels DIR, the folder holding the kmeans .cake files)\n",
+			        kk->file);
 		return false;
 	}
 	int before = dl->nerr;

@@ -23,6 +23,10 @@ run kmeans --dtype f32
 expect "kmeans bad dtype" 2 err 'bf16 or f16'
 run kmeans --shape Q=3
 expect "kmeans bad shape name" 2 err 'unknown dimension'
+run kmeans --update fastest
+expect "kmeans bad update" 2 err '--update is auto, sorted or atomic'
+run kmeans --shape N=65536,K=512 --update sorted
+expect "kmeans sorted update without a scan for K" 1 err "has no kernel named 'kmeans_scan_k512'"
 run kmeans --kernels /nonexistent-dir
 expect "kmeans missing kernels" 1 err 'cannot read'
 

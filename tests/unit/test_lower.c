@@ -995,6 +995,102 @@ static void test_kmeans_segmented(void **state)
 	free(col);
 }
 
+/* The counting sort of the sorted k-means update (kernels/kmeans/update_sorted.cake):
+ * a role-wide scan (cumsum over a thread vector of 4 elements per thread), fetch_add
+ * handing out slots, a scatter store, a batched atomic histogram. */
+static const char SCAN[] =
+	"kernel scan target sm_90a\n"
+	"  param Counts:  global i32[B, K]\n"
+	"  param Offsets: global i32[B, K]\n"
+	"  domain K == 4096\n"
+	"  grid (B) as (b)\n"
+	"  role work warps 0..31\n"
+	"  frag cnt:  i32[4096] in work\n"
+	"  frag incl: i32[4096] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    load cnt <- Counts[b, 0 +: 4096]\n"
+	"    incl = cumsum(cnt, 0)\n"
+	"    store Offsets[b, 0 +: 4096] <- incl - cnt\n"
+	"  }\n"
+	"}\n";
+static const char FILL[] =
+	"kernel fill target sm_90a\n"
+	"  param Assign: global i32[B, N]\n"
+	"  param Cursor: global i32[B, K]\n"
+	"  param Counts: global i32[B, K]\n"
+	"  param Order:  global i32[B, N]\n"
+	"  domain N % 128 == 0\n"
+	"  grid (N / 128, B) as (bp, b)\n"
+	"  role work warps 0..3\n"
+	"  frag lab:  i32[128] in work\n"
+	"  frag slot: i32[128] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    load lab <- Assign[b, bp * 128 +: 128]\n"
+	"    atomic_add Counts[b, lab] <- 1\n"
+	"    slot = fetch_add(Cursor[b, lab], 1)\n"
+	"    store Order[b, slot] <- bp * 128 + row_idx()\n"
+	"  }\n"
+	"}\n";
+
+static void test_counting_sort(void **state)
+{
+	(void)state;
+	Fx f;
+	StrBuf cu = {0}, one[2] = {{0}, {0}};
+	const char *src[2] = {SCAN, FILL}, *names[2] = {"scan", "fill"};
+	for (int i = 0; i < 2; i++) {
+		fx_open(&f, src[i]);
+		Plan *p = derive_plan(&f.c, f.k);
+		assert_non_null(p);
+		if (i == 0)
+			assert_int_equal(p->frags[plan_frag_index(p, "cnt")].regs_per_thread, 4);   /* 4096 over 1024 threads */
+		else
+			assert_int_equal(p->frags[plan_frag_index(p, "lab")].layout, FRAG_VEC);   /* a scatter index in a SIMT role */
+		assert_true(lower_sm90(&f.c, f.k, p, &one[i], false));
+		sb_puts(&cu, sb_str(&one[i]));
+		fx_close(&f);
+	}
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		/* scan: per thread, warp ladder, warp totals in shared memory between role barriers */
+		"run_ += (int)(cnt[v_]);",
+		"const int y_ = __shfl_up_sync(0xffffffffu, x_, d_);",
+		"__shared__ int scan0_[32];",
+		"named_bar_sync(1u, 1024u);",
+		"pre_ += scan0_[w_ - 1];",
+		"incl[v_] += pre_;",
+		"w_[0] = ld_global_nc_b32(src_ + q_ * 1);",   /* K is a bare dim: no alignment proof, 4-byte loads */
+		/* batched histogram, fetch_add, scatter store with the element index */
+		"int *const base_ = Counts + (long long)b * (long long)K;",
+		"red_add_s32(base_ + row_, (int)(1));",
+		"slot[v_] = (unsigned)row_ < (unsigned)K ? atomicAdd(base_ + row_, (int)(1)) : (int)-1;",
+		"int *const base_ = Order + (long long)b * (long long)N;",
+		"if ((unsigned)row_ < (unsigned)N)",
+		"base_[row_] = (int)(((bp * 128) + ((int)threadIdx.x + v_)));",
+		"#ifndef CAKE_RED_ADD",
+	};
+	expect_all(t, must, NELEM(must));
+	for (int i = 0; i < 2; i++) {
+		expect_compiles(sb_str(&one[i]), names[i]);
+		sb_free(&one[i]);
+	}
+	sb_free(&cu);
+
+	/* fetch_add into a row vector (a role with an accumulator tile) is refused by name */
+	char *acc = text_with(FILL, "  frag slot: i32[128] in work\n", "  frag slot: i32[128] in work\n  frag t: f32[128, 64] in work\n");
+	fx_open(&f, acc);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu2 = {0};
+	assert_false(lower_sm90(&f.c, f.k, p, &cu2, false));
+	assert_true(has_rule(&f.dl, "CK-LOW-002"));
+	sb_free(&cu2);
+	fx_close(&f);
+	free(acc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1014,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_smem_load_and_row_store),
 		cmocka_unit_test(test_attention),
 		cmocka_unit_test(test_kmeans_segmented),
+		cmocka_unit_test(test_counting_sort),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
