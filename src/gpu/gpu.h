@@ -292,6 +292,17 @@ long long oracle_kmeans_segmented_check(const uint16_t *X, bool f16, long long N
                                         const int32_t *offsets, const uint16_t *Cold, const uint16_t *Cout, double tol,
                                         KmeansUpdateCheck *res);
 
+/* Check segment sums (kmeans_segsum of kernels/kmeans/update_sorted.cake):
+ * cluster c is the segment order[offsets[c] .. offsets[c] + counts[c]); sums
+ * [K,D] (f32) must be the float64 sum of its points X [N,D] within the
+ * rigorous bound of an f32 running sum, max(n,1)·2⁻²⁴·Σ|x| (+1e-30), and
+ * exactly 0 for an empty segment. res->empty counts the empty segments.
+ * Returns the number of bad elements, -1 on OOM, -2 when the segments are
+ * malformed (a segment outside [0,N), an id outside [0,N)). */
+long long oracle_kmeans_segsum_check(const uint16_t *X, bool f16, long long N, int D, int K, const int32_t *order,
+                                     const int32_t *offsets, const int32_t *counts, const float *sums,
+                                     KmeansUpdateCheck *res);
+
 /* Deterministic generator (splitmix64). */
 uint64_t oracle_splitmix64(uint64_t *state);
 /* Fill n bf16 values uniform in [-1,1], never exactly zero. */

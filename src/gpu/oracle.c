@@ -646,3 +646,63 @@ long long oracle_kmeans_segmented_check(const uint16_t *X, bool f16, long long N
 	free(ref), free(am), free(cnt);
 	return bad;
 }
+
+long long oracle_kmeans_segsum_check(const uint16_t *X, bool f16, long long N, int D, int K, const int32_t *order,
+                                     const int32_t *offsets, const int32_t *counts, const float *sums,
+                                     KmeansUpdateCheck *res)
+{
+	memset(res, 0, sizeof *res);
+	res->first_bad = -1;
+	for (int c = 0; c < K; c++)
+		if (offsets[c] < 0 || counts[c] < 0 || (long long)offsets[c] + counts[c] > N)
+			return -2;
+	double *ref = calloc((size_t)D, sizeof(double)), *am = calloc((size_t)D, sizeof(double));
+	if (!ref || !am) {
+		free(ref), free(am);
+		return -1;
+	}
+	double num = 0, den = 0;
+	long long bad = 0;
+	for (int c = 0; c < K && bad >= 0; c++) {
+		memset(ref, 0, sizeof(double) * (size_t)D);
+		memset(am, 0, sizeof(double) * (size_t)D);
+		for (long long t = offsets[c]; t < (long long)offsets[c] + counts[c]; t++) {
+			if (order[t] < 0 || order[t] >= N) {
+				bad = -2;
+				break;
+			}
+			const uint16_t *x = X + (size_t)order[t] * (size_t)D;
+			for (int d = 0; d < D; d++) {
+				double v = oracle_elt_to_f32(x[d], f16);
+				ref[d] += v;
+				am[d] += fabs(v);
+			}
+		}
+		if (bad < 0)
+			break;
+		res->empty += counts[c] == 0;
+		double bound_n = (double)(counts[c] > 1 ? counts[c] : 1) * ldexp(1.0, -24);
+		for (int d = 0; d < D; d++) {
+			size_t e = (size_t)c * (size_t)D + (size_t)d;
+			double out = sums[e], diff = out - ref[d];
+			bool ok = isfinite(out) && fabs(diff) <= bound_n * am[d] + 1e-30;
+			res->n_nan += !isfinite(out);
+			num += diff * diff;
+			den += ref[d] * ref[d];
+			if (!ok) {
+				if (res->first_bad < 0) {
+					res->first_bad = (long long)e;
+					res->first_bad_out = out;
+					res->first_bad_ref = ref[d];
+				}
+				bad++;
+			}
+		}
+	}
+	free(ref), free(am);
+	if (bad < 0)
+		return bad;
+	res->bad = bad;
+	res->rel_err = res->n_nan ? NAN : den > 0 ? sqrt(num / den) : 0;
+	return bad;
+}

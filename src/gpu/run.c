@@ -35,7 +35,9 @@
  * Data: inputs are seeded (splitmix64; the seed is printed and settable)
  * random values in [-1, 1], never zero; outputs are poisoned with 0xFF bytes
  * (NaN in bf16/f32) before every launch, so an element the kernel never
- * writes is caught. Oracle: the GEMM C = A·Bᵀ is recognised structurally
+ * writes is caught. An output updated by atomic_add is zeroed instead (it is
+ * an accumulator), and one written only by atomic_add or scatter stores may
+ * legitimately leave elements unwritten: those are counted, not failed. Oracle: the GEMM C = A·Bᵀ is recognised structurally
  * (outputs P[X,Y], inputs Q[X,R], S[Y,R]) and checked in float64 on sampled
  * rows (all rows when small). Other kernels run with the NaN/unwritten
  * checks only and are reported as "unchecked".
@@ -88,6 +90,7 @@ typedef struct RunReport {
 	int checked;             /* an oracle compared the output */
 	double rel_err, tol;
 	long long n_nan, unwritten, first_bad;
+	long long unwritten_sparse;  /* unwritten elements of scatter/atomic-only outputs (expected, not a failure) */
 	double bad_out, bad_ref;
 	int rows_checked;
 	long long ties_excused;  /* k-means: labels accepted as near-ties (reported) */
@@ -201,6 +204,8 @@ static int parse_args(int argc, char **argv, RunOpts *o)
 typedef struct TensorInfo {
 	Decl *decl;
 	bool output;
+	bool accum;               /* written by atomic_add: zeroed before a launch, not poisoned */
+	bool sparse;              /* written only by atomic_add or scatter stores: unwritten elements are expected */
 	long long dims[MAX_RANK];
 	size_t elems, bytes;
 } TensorInfo;
@@ -217,10 +222,12 @@ typedef struct Job {
 	JitResult jit;
 	const char *src;          /* generated CUDA C++ */
 	/* oracle */
-	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign, 3 kmeans_divide, 4 kmeans_segmented */
+	int oracle;               /* 0 none, 1 gemm_abt, 2 kmeans_assign, 3 kmeans_divide, 4 kmeans_segmented,
+	                           * 5 kmeans_segsum */
 	int o_a, o_b, o_c, o_n;   /* param indices (kmeans: X, Cent, Out, Cnorm;
 	                           * divide: Sums, Counts, Cent, NewCent;
-	                           * segmented: X, Order, Offsets, Cent) */
+	                           * segmented: X, Order, Offsets, Cent;
+	                           * segsum: X, Order, Offsets, Sums, with o_d = Counts) */
 	int o_d, o_e;             /* divide: the ‖c‖² and shift outputs */
 	long long om, on, ok;     /* gemm: M N K; kmeans: N K D */
 	long long ob;             /* kmeans assign/divide: batches (a leading dim shared by every tensor), else 1 */
@@ -240,6 +247,33 @@ static bool writes_param(Stmt **body, int n, const Decl *d)
 			return true;
 	}
 	return false;
+}
+
+/* How the statements write global param d: *dense when some store writes a
+ * plain tile, *atomic when some atomic_add updates it, *scatter when some
+ * store names its element by an index vector (a fragment slice start). */
+static void write_kinds(const Kernel *k, Stmt **body, int n, const Decl *d, bool *dense, bool *atomic, bool *scatter)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = body[i];
+		const char *b = (s->kind == S_STORE || s->kind == S_TMA_STORE || s->kind == S_ATOMIC) && s->dst ? lower_base_name(s->dst) : NULL;
+		if (b && !strcmp(b, d->name)) {
+			bool vec = false;
+			for (int q = 0; s->dst->kind == E_INDEX && q < s->dst->nslices; q++) {
+				const Expr *st = s->dst->slices[q].start;
+				for (int f = 0; s->dst->slices[q].kind == SL_POINT && st && st->kind == E_IDENT && f < k->ndecls; f++)
+					vec |= k->decls[f]->kind == D_FRAG && !strcmp(k->decls[f]->name, st->name);
+			}
+			if (s->kind == S_ATOMIC)
+				*atomic = true;
+			else if (vec)
+				*scatter = true;
+			else
+				*dense = true;
+		}
+		write_kinds(k, s->body, s->nbody, d, dense, atomic, scatter);
+		write_kinds(k, s->els, s->nels, d, dense, atomic, scatter);
+	}
 }
 
 /* Name of a shape dimension expression when it is a bare identifier. */
@@ -400,6 +434,38 @@ static void pick_kmeans_segmented(Job *j, int out)
 	j->ok = j->tens[x].dims[1];
 }
 
+/* Recognise the segment sums of the sorted k-means update: inputs X [B,P,R]
+ * (bf16/f16), Order i32[B,P], then two i32[B,Q] in declaration order (segment
+ * starts, segment sizes); output Sums f32[B,Q,R]. */
+static void pick_kmeans_segsum(Job *j, int out)
+{
+	Kernel *k = j->k;
+	Decl *S = k->params[out];
+	if (S->rank != 3 || S->dt != DT_F32)
+		return;
+	int x = -1, ord = -1, q[2] = {-1, -1}, nq = 0;
+	const char *bn = dim_name(S->shape[0]), *kn = dim_name(S->shape[1]), *rn = dim_name(S->shape[2]);
+	for (int i = 0; i < k->nparams; i++) {
+		Decl *d = k->params[i];
+		if (d->space != SP_GLOBAL || i == out || !same_name(dim_name(d->shape[0]), bn))
+			continue;
+		if (d->rank == 3 && (d->dt == DT_BF16 || d->dt == DT_F16) && same_name(dim_name(d->shape[2]), rn))
+			x = i;
+		else if (d->rank == 2 && d->dt == DT_I32 && same_name(dim_name(d->shape[1]), kn) && nq < 2)
+			q[nq++] = i;
+		else if (d->rank == 2 && d->dt == DT_I32)
+			ord = i;
+	}
+	if (x < 0 || ord < 0 || nq != 2 || !same_name(dim_name(k->params[x]->shape[1]), dim_name(k->params[ord]->shape[1])))
+		return;
+	j->oracle = 5;
+	j->o_a = x, j->o_b = ord, j->o_c = q[0], j->o_d = q[1], j->o_n = out;
+	j->ob = j->tens[x].dims[0];
+	j->om = j->tens[x].dims[1];
+	j->on = j->tens[out].dims[1];
+	j->ok = j->tens[x].dims[2];
+}
+
 /* Recognise C[X,Y] = A[X,R] · B[Y,R]ᵀ among the global params. */
 static void pick_oracle(Job *j)
 {
@@ -424,6 +490,8 @@ static void pick_oracle(Job *j)
 		pick_kmeans_segmented(j, out);
 	if (outs == 3 && ins == 3)
 		pick_kmeans_divide(j);
+	if (outs == 1 && ins == 4)
+		pick_kmeans_segsum(j, out);
 	if (outs != 1 || ins != 2)
 		return;
 	Decl *C = k->params[out], *A = k->params[in[0]], *B = k->params[in[1]];
@@ -635,6 +703,30 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			return;
 		}
 	}
+	if (j->oracle == 5) {
+		/* valid segments per batch: point ids grouped by random labels (some clusters
+		 * empty), segment starts and sizes */
+		long long B = j->ob, N = j->om;
+		int K = (int)j->on;
+		int32_t *tmp = malloc(sizeof(int32_t) * (size_t)(K + 1));
+		if (!tmp) {
+			rep_err(r, RUN_INTERNAL, "host out of memory for the segments (K=%d)", K);
+			return;
+		}
+		for (long long b = 0; b < B; b++) {
+			int32_t *off = (int32_t *)host[j->o_c] + b * K, *cnt = (int32_t *)host[j->o_d] + b * K;
+			oracle_kmeans_segments(N, K, (o->seed ^ 0x5e9u) + (uint64_t)b, NULL, (int32_t *)host[j->o_b] + b * N, tmp);
+			for (int c = 0; c < K; c++)
+				off[c] = tmp[c], cnt[c] = tmp[c + 1] - tmp[c];
+		}
+		free(tmp);
+		if (gpu_htod(&g, dev[j->o_b], host[j->o_b], j->tens[j->o_b].bytes) ||
+		    gpu_htod(&g, dev[j->o_c], host[j->o_c], j->tens[j->o_c].bytes) ||
+		    gpu_htod(&g, dev[j->o_d], host[j->o_d], j->tens[j->o_d].bytes)) {
+			rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
+			return;
+		}
+	}
 	GpuPtr dflush = 0;
 	if (o->time && gpu_alloc(&g, &dflush, FLUSH_BYTES)) {
 		rep_err(r, RUN_LAUNCH_ERROR, "allocating the L2 flush buffer: %s", g.err);
@@ -713,7 +805,7 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 		if (!j->tens[i].output)
 			continue;
 		if (j->oracle == 4 && i == j->o_n ? gpu_htod(&g, dev[i], host[i], j->tens[i].bytes)
-		                                  : gpu_memset8(&g, dev[i], 0xFF, j->tens[i].bytes)) {
+		                                  : gpu_memset8(&g, dev[i], j->tens[i].accum ? 0 : 0xFF, j->tens[i].bytes)) {
 			rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
 			return;
 		}
@@ -740,15 +832,17 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			rep_err(r, RUN_FAULT, "%s", g.err);
 			return;
 		}
-		if (j->oracle == 4 && i == j->o_n)
-			continue;   /* updated in place, never poisoned: the oracle checks every element */
+		if ((j->oracle == 4 && i == j->o_n) || t->accum)
+			continue;   /* updated in place or accumulated into zeros: never poisoned */
 		int es = dtype_size(t->decl->dt);
 		for (size_t e = 0; e < t->elems; e++) {
 			const unsigned char *b = (const unsigned char *)host[i] + e * (size_t)es;
 			bool poisoned = true;
 			for (int q = 0; q < es; q++)
 				poisoned &= b[q] == 0xFF;
-			if (poisoned) {
+			if (poisoned && t->sparse)
+				r->unwritten_sparse++;   /* a scatter need not reach every element */
+			else if (poisoned) {
 				if (!r->unwritten++ && r->first_bad < 0)
 					r->first_bad = (long long)e;
 			}
@@ -893,6 +987,42 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			return;
 		}
 	}
+	if (j->oracle == 5 && !o->oracle_none) {
+		int K = (int)j->on, D = (int)j->ok;
+		long long N = j->om, nbad = 0, nb = 0;
+		KmeansUpdateCheck c, first = {.first_bad = -1};
+		r->tol = ldexp(1.0, -24);   /* per point of the segment, times Σ|x| */
+		r->rel_err = 0;
+		for (long long bi = 0; bi < nbat; bi++) {
+			size_t b = (size_t)bat[bi];
+			nb = oracle_kmeans_segsum_check((const uint16_t *)host[j->o_a] + b * (size_t)N * (size_t)D,
+			                                j->k->params[j->o_a]->dt == DT_F16, N, D, K,
+			                                (const int32_t *)host[j->o_b] + b * (size_t)N, (const int32_t *)host[j->o_c] + b * (size_t)K,
+			                                (const int32_t *)host[j->o_d] + b * (size_t)K,
+			                                (const float *)host[j->o_n] + b * (size_t)K * (size_t)D, &c);
+			if (nb < 0)
+				break;
+			if (nb && !nbad)
+				first = c, first.first_bad += (long long)(b * (size_t)K * (size_t)D);
+			nbad += nb;
+			r->rel_err = c.rel_err > r->rel_err || isnan(c.rel_err) ? c.rel_err : r->rel_err;
+			r->n_nan += c.n_nan;
+			r->ties_excused += c.empty;   /* reported as the number of empty clusters */
+		}
+		if (nb < 0) {
+			rep_err(r, RUN_INTERNAL, nb == -1 ? "host out of memory for the segment-sum oracle (K=%d, D=%d)"
+			                                  : "segment sums: the generated segments are malformed (K=%d, D=%d)", K, D);
+			return;
+		}
+		r->checked = 5;
+		r->rows_checked = K * nbat;
+		if (nbad && !r->unwritten) {
+			rep_err(r, RUN_MISMATCH, "segment sums: %lld bad elements (%lld NaN; first at flat index %lld: got %g, "
+			        "expected %g)", nbad, first.n_nan, first.first_bad, first.first_bad_out, first.first_bad_ref);
+			r->first_bad = first.first_bad;
+			return;
+		}
+	}
 	if (j->oracle == 4 && !o->oracle_none) {
 		int K = (int)j->on, D = (int)j->ok;
 		KmeansUpdateCheck c;
@@ -951,7 +1081,7 @@ static void child_run(Job *j, RunReport *r, void *rec, size_t rec_bytes)
 			gpu_memset8(&g, dflush, (unsigned char)it, FLUSH_BYTES);
 			for (int i = 0; i < np; i++)
 				if (j->tens[i].output)
-					gpu_memset8(&g, dev[i], 0xFF, j->tens[i].bytes);
+					gpu_memset8(&g, dev[i], j->tens[i].accum ? 0 : 0xFF, j->tens[i].bytes);
 			gpu_event_record(&g, e0);
 			if (gpu_launch(&g, fn, j->grid, j->block, j->cluster, (unsigned)p->smem_bytes, args)) {
 				rep_err(r, RUN_LAUNCH_ERROR, "%s", g.err);
@@ -1080,7 +1210,7 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			          j->jit.kern[0].spill_loads, j->jit.cache_hit ? "true" : "false");
 		if (r && r->checked) {
 			sb_printf(&b, ",\"check\":{\"oracle\":\"%s\",\"rows\":%d,\"rel_err\":",
-			          r->checked == 4 ? "kmeans_segmented_f64" : r->checked == 3 ? "kmeans_divide_f64"
+			          r->checked == 5 ? "kmeans_segsum_f64" : r->checked == 4 ? "kmeans_segmented_f64" : r->checked == 3 ? "kmeans_divide_f64"
 			          : r->checked == 2 ? "kmeans_assign_f64" : "gemm_abt_f64",
 			          r->rows_checked);
 			if (isfinite(r->rel_err))
@@ -1089,12 +1219,13 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 				sb_puts(&b, "null");
 			if (r->checked == 2)
 				sb_printf(&b, ",\"ties_excused\":%lld", r->ties_excused);
-			if (r->checked == 3 || r->checked == 4)
+			if (r->checked >= 3)
 				sb_printf(&b, ",\"empty_clusters\":%lld", r->ties_excused);
 			sb_printf(&b, ",\"tolerance\":%.0e,\"nan\":%lld,\"unwritten\":%lld,\"first_bad\":%lld}", r->tol, r->n_nan,
 			          r->unwritten, r->first_bad);
 		} else if (r && r->stage >= 4) {
-			sb_printf(&b, ",\"check\":{\"oracle\":null,\"unwritten\":%lld,\"first_bad\":%lld}", r->unwritten, r->first_bad);
+			sb_printf(&b, ",\"check\":{\"oracle\":null,\"unwritten\":%lld,\"unwritten_sparse\":%lld,\"first_bad\":%lld}",
+			          r->unwritten, r->unwritten_sparse, r->first_bad);
 		}
 		if (r && r->iters) {
 			sb_printf(&b, ",\"time_us\":{\"median\":%.2f,\"min\":%.2f,\"max\":%.2f,\"iters\":%d}", r->med_us, r->min_us,
@@ -1119,7 +1250,11 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			sb_printf(&b, "  launch:  grid %ux%ux%u%s, block %u, cluster %ux%ux%u, %lld bytes dynamic smem\n", r->grid[0],
 			          r->grid[1], r->grid[2], j->plan && j->plan->persistent ? " (persistent)" : "", r->block,
 			          r->cluster[0], r->cluster[1], r->cluster[2], r->smem);
-		if (r && r->checked == 4)
+		if (r && r->checked == 5)
+			sb_printf(&b, "  check:   float64 segment-sum oracle on %d clusters (the sum of each segment of Order, within "
+			          "n x 2^-24 x sum|x| of an f32 running sum): rel err %.3e, %lld empty segments summed to 0, %lld unwritten\n",
+			          r->rows_checked, r->rel_err, r->ties_excused, r->unwritten);
+		else if (r && r->checked == 4)
 			sb_printf(&b, "  check:   float64 segmented k-means update oracle on %d centroids (the mean of each segment of "
 			          "Order): rel err %.3e (tolerance %.1e), %lld empty clusters kept bit for bit\n", r->rows_checked,
 			          r->rel_err, r->tol, r->ties_excused);
@@ -1135,7 +1270,12 @@ static void print_result(const Job *j, const RunReport *r, RunVerdict v, const c
 			sb_printf(&b, "  check:   float64 GEMM oracle on %d rows: rel err %.3e (tolerance %.0e), %lld NaN, %lld unwritten\n",
 			          r->rows_checked, r->rel_err, r->tol, r->n_nan, r->unwritten);
 		else if (r && r->stage >= 4)
-			sb_printf(&b, "  check:   no oracle for this kernel (unchecked values); %lld outputs unwritten\n", r->unwritten);
+			sb_printf(&b, "  check:   no oracle for this kernel (unchecked values); %lld outputs unwritten", r->unwritten);
+		if (r && !r->checked && r->stage >= 4 && r->unwritten_sparse)
+			sb_printf(&b, " (and %lld elements of scatter/atomic-only outputs not reached, which a scatter may leave)",
+			          r->unwritten_sparse);
+		if (r && !r->checked && r->stage >= 4)
+			sb_putc(&b, '\n');
 		if (r && r->iters) {
 			sb_printf(&b, "  time:    median %.1f us, min %.1f, max %.1f over %d launches (L2 flushed)", r->med_us,
 			          r->min_us, r->max_us, r->iters);
@@ -1374,6 +1514,10 @@ int run_main(int argc, char **argv)
 			continue;
 		}
 		t->output = writes_param(k->body, k->nbody, d);
+		bool dense = false, atomic = false, scatter = false;
+		write_kinds(k, k->body, k->nbody, d, &dense, &atomic, &scatter);
+		t->accum = atomic;
+		t->sparse = t->output && !dense;
 		t->elems = 1;
 		for (int r = 0; r < d->rank; r++) {
 			long long v = 0;

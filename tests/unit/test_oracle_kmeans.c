@@ -392,6 +392,57 @@ static void test_segmented_check(void **state)
 	off[1] = a;
 }
 
+/* The segment-sum oracle (kmeans_segsum): a float running sum in segment order
+ * passes (the bound is rigorous for it), a sum missing one point, a nonzero
+ * empty segment, a NaN and malformed segments are caught. */
+static void test_segsum_check(void **state)
+{
+	(void)state;
+	static uint16_t X[N * D], C[K * D];
+	static int32_t order[N], off[K + 1], lab[N], start[K], cnt[K];
+	static float cn[K], sums[K * D];
+	static int rows[N];
+	for (int f16 = 0; f16 < 2; f16++) {
+		setup(X, C, cn, lab, rows, f16);
+		oracle_kmeans_segments(N, K, 11, NULL, order, off);
+		int empty = 0, e0 = -1, full = -1;
+		for (int c = 0; c < K; c++) {
+			start[c] = off[c], cnt[c] = off[c + 1] - off[c];
+			if (!cnt[c])
+				empty++, e0 = e0 < 0 ? c : e0;
+			else if (full < 0 || cnt[c] > cnt[full])
+				full = c;
+			for (int d = 0; d < D; d++) {   /* what the kernel does: f32, in segment order */
+				float a = 0;
+				for (int t = start[c]; t < start[c] + cnt[c]; t++)
+					a += oracle_elt_to_f32(X[order[t] * D + d], f16);
+				sums[c * D + d] = a;
+			}
+		}
+		assert_true(empty >= 1 && full >= 0 && cnt[full] >= 2);
+		KmeansUpdateCheck u;
+		assert_int_equal(oracle_kmeans_segsum_check(X, f16, N, D, K, order, start, cnt, sums, &u), 0);
+		assert_int_equal(u.empty, empty);
+		assert_true(u.rel_err < 1e-6);
+		float keep = sums[full * D + 2];
+		sums[full * D + 2] -= oracle_elt_to_f32(X[order[start[full]] * D + 2], f16);   /* one member missing */
+		assert_int_equal(oracle_kmeans_segsum_check(X, f16, N, D, K, order, start, cnt, sums, &u), 1);
+		assert_int_equal(u.first_bad, full * D + 2);
+		sums[full * D + 2] = keep;
+		sums[e0 * D] = 1e-20f;   /* an empty segment must sum to exactly 0 */
+		assert_int_equal(oracle_kmeans_segsum_check(X, f16, N, D, K, order, start, cnt, sums, &u), 1);
+		sums[e0 * D] = 0;
+		keep = sums[full * D];
+		sums[full * D] = NAN;
+		assert_int_equal(oracle_kmeans_segsum_check(X, f16, N, D, K, order, start, cnt, sums, &u), 1);
+		assert_int_equal(u.n_nan, 1);
+		sums[full * D] = keep;
+	}
+	KmeansUpdateCheck u;
+	cnt[0] = N + 1;   /* a segment past the end */
+	assert_int_equal(oracle_kmeans_segsum_check(X, false, N, D, K, order, start, cnt, sums, &u), -2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_divide),
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_segmented_check),
+		cmocka_unit_test(test_segsum_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
