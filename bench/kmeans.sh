@@ -117,7 +117,9 @@ for k in keys:
             ("update", c.get("update_us", {}).get("median"), min(upd) if upd else None)]
     for ph, cu, fu in rows:
         ratio = f"{fu / cu:6.2f}" if cu and fu else f"{'n/a':>6}"
-        print(f"{','.join(map(str, k[0])):>22} {k[1]:>5} {ph:>7} {f(cu)} {f(fu)} {ratio}  {'; '.join(notes) if ph == 'assign' else ''}")
+        steps = c.get("update_steps_us", {})
+        unote = ", ".join(f"{n} {v:.1f}" for n, v in steps.items())
+        print(f"{','.join(map(str, k[0])):>22} {k[1]:>5} {ph:>7} {f(cu)} {f(fu)} {ratio}  {'; '.join(notes) if ph == 'assign' else unote}")
 print("ratio = flash-kmeans / cake (> 1: Cake faster). flash update = the faster of its sorted and atomic updates "
       "(both in flash.jsonl).")
 PY

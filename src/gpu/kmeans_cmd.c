@@ -426,7 +426,7 @@ typedef struct KmRun {
 	int32_t *hLab;
 	GpuPtr X, C[2], Cn, Lab, Sums, Cnt, Sh, Off, Cur, Ord;
 	KmArgs *aa[2], *as, *ad[2], au[4];   /* au: hist, scan, fill, segsum (sorted update) */
-	double *t_assign, *t_update;
+	double *t_assign, *t_update, *t_step[5];   /* t_step: the sorted update's steps */
 } KmRun;
 
 /* Check iteration 0 on batch 0: labels against the float64 assignment
@@ -568,6 +568,7 @@ int kmeans_main(int argc, char **argv)
 	memset(&g, 0, sizeof g);
 	bool gpu_opened = false;
 	void *ev[4] = {NULL, NULL, NULL, NULL};   /* assign start, assign end, update start, update end */
+	void *evs[5] = {NULL, NULL, NULL, NULL, NULL};   /* sorted update: after clear+hist, scan, fill, segsum, divide */
 	int status = 1;
 	StrBuf rep = {0};
 	for (int i = 0; i < 7; i++) {
@@ -603,6 +604,8 @@ int kmeans_main(int argc, char **argv)
 	R.hLab = malloc(sizeof(int32_t) * (size_t)(B * N));
 	R.t_assign = xcalloc((size_t)o.iters, sizeof(double));
 	R.t_update = xcalloc((size_t)o.iters, sizeof(double));
+	for (int i = 0; i < 5; i++)
+		R.t_step[i] = xcalloc((size_t)o.iters, sizeof(double));
 	if (!R.hX || !R.hC || !R.hC2 || !R.hCn || !R.hCn2 || !R.hSh || !R.hLab) {
 		fprintf(stderr, "cake kmeans: host out of memory for B=%lld N=%lld D=%lld K=%lld\n", B, N, D, K);
 		goto out;
@@ -691,7 +694,7 @@ int kmeans_main(int argc, char **argv)
 
 	/* Lloyd iterations */
 	for (int i = 0; i < 4; i++)
-		if (gpu_event_create(&g, &ev[i])) {
+		if (gpu_event_create(&g, &ev[i]) || (sorted && gpu_event_create(&g, &evs[i])) || (sorted && i == 0 && gpu_event_create(&g, &evs[4]))) {
 			fprintf(stderr, "cake kmeans: %s\n", g.err);
 			goto out;
 		}
@@ -714,7 +717,7 @@ int kmeans_main(int argc, char **argv)
 		if (sorted) {   /* counting sort, then segment sums (every Sums row written) */
 			fail = fail || gpu_memset8(&g, R.Cnt, 0, sizeof(int32_t) * (size_t)(B * K));
 			for (int i = 0; i < 4 && !fail; i++)
-				fail = km_launch(&g, &ks[3 + i], &R.au[i]) != 0;
+				fail = km_launch(&g, &ks[3 + i], &R.au[i]) != 0 || gpu_event_record(&g, evs[i]);
 		} else {
 			fail = fail || gpu_memset8(&g, R.Sums, 0, sizeof(float) * (size_t)(B * K * D)) ||
 			       gpu_memset8(&g, R.Cnt, 0, sizeof(int32_t) * (size_t)(B * K));
@@ -724,6 +727,14 @@ int kmeans_main(int argc, char **argv)
 		for (long long b = 0; b < km_launches(&ks[2], B) && !fail; b++)
 			fail = km_launch(&g, &ks[2], &R.ad[cur][b]) != 0;
 		fail = fail || gpu_event_record(&g, ev[3]);
+		if (sorted && !fail) {   /* per step: clear + hist, scan, fill, segsum, divide */
+			void *from[5] = {ev[2], evs[0], evs[1], evs[2], evs[3]}, *to[5] = {evs[0], evs[1], evs[2], evs[3], ev[3]};
+			for (int i = 0; i < 5 && !fail; i++) {
+				float ms = 0;
+				fail = gpu_event_elapsed_ms(&g, from[i], to[i], &ms) != 0;
+				R.t_step[i][it] = ms * 1e3;
+			}
+		}
 		float ms_a = 0, ms_u = 0;
 		if (fail || gpu_event_elapsed_ms(&g, ev[0], ev[1], &ms_a) || gpu_event_elapsed_ms(&g, ev[2], ev[3], &ms_u) ||
 		    gpu_dtoh(&g, R.hSh, R.Sh, sizeof(float) * (size_t)(B * K))) {
@@ -788,9 +799,14 @@ int kmeans_main(int argc, char **argv)
 	memcpy(su, R.t_update, sizeof(double) * (size_t)it);
 	qsort(sa, (size_t)it, sizeof(double), cmp_dbl);
 	qsort(su, (size_t)it, sizeof(double), cmp_dbl);
-	double ta = sa[it / 2], tu = su[it / 2], tot = 0;
+	double ta = sa[it / 2], tu = su[it / 2], tot = 0, tstep[5] = {0};
 	for (int i = 0; i < it; i++)
 		tot += R.t_assign[i] + R.t_update[i];
+	for (int i = 0; sorted && i < 5; i++) {   /* the median of each step */
+		qsort(R.t_step[i], (size_t)it, sizeof(double), cmp_dbl);
+		tstep[i] = R.t_step[i][it / 2];
+	}
+	static const char *stepname[5] = {"clear+hist", "scan", "fill", "segsum", "divide"};
 	bool ok = check_ok && badlab == 0;
 	if (o.json) {
 		sb_printf(&rep, "{\"command\":\"kmeans\",\"shape\":{\"B\":%lld,\"N\":%lld,\"D\":%lld,\"K\":%lld},\"dtype\":\"%s\","
@@ -801,6 +817,8 @@ int kmeans_main(int argc, char **argv)
 		          "\"update\":\"%s\",\"update_us\":{\"median\":%.2f,\"min\":%.2f},\"total_us\":%.2f,\"ok\":%s",
 		          it, converged ? "true" : "false", shift, o.tol, inertia, badlab, ta, sa[0], sorted ? "sorted" : "atomic",
 		          tu, su[0], tot, ok ? "true" : "false");
+		for (int i = 0; sorted && i < 5; i++)
+			sb_printf(&rep, "%s\"%s\":%.2f%s", i ? "," : ",\"update_steps_us\":{", stepname[i], tstep[i], i == 4 ? "}" : "");
 		if (checked)
 			sb_puts(&rep, sb_str(&chk));
 		sb_puts(&rep, "}\n");
@@ -812,6 +830,12 @@ int kmeans_main(int argc, char **argv)
 		sb_printf(&rep, "  time:    assign %.2f us/iter (min %.2f), update (%s) %.2f us/iter (min %.2f), all %d iterations %.3f ms "
 		          "(median over iterations, all %lld batches, CUDA events)\n", ta, sa[0], sorted ? "sorted" : "atomic", tu, su[0],
 		          it, tot / 1e3, B);
+		if (sorted) {
+			sb_puts(&rep, "  update:  ");
+			for (int i = 0; i < 5; i++)
+				sb_printf(&rep, "%s%s %.1f", i ? ", " : "", stepname[i], tstep[i]);
+			sb_puts(&rep, " us (medians; events between the launches)\n");
+		}
 		if (badlab)
 			sb_printf(&rep, "  labels:  %lld labels outside [0, K)\n", badlab);
 		if (checked)
@@ -840,6 +864,9 @@ out:
 		for (int i = 0; i < 4; i++)
 			if (ev[i])
 				gpu_event_destroy(&g, ev[i]);
+		for (int i = 0; i < 5; i++)
+			if (evs[i])
+				gpu_event_destroy(&g, evs[i]);
 		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh, R.Off, R.Cur, R.Ord};
 		for (size_t i = 0; i < NELEM(bufs); i++)
 			gpu_free(&g, bufs[i]);
@@ -851,6 +878,8 @@ out:
 	}
 	free(R.hX), free(R.hC), free(R.hC2), free(R.hCn), free(R.hCn2), free(R.hSh), free(R.hLab);
 	free(R.t_assign), free(R.t_update);
+	for (int i = 0; i < 5; i++)
+		free(R.t_step[i]);
 	sb_free(&rep);
 	ctx_free(&c);
 	diag_free(&dl);
