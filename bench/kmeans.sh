@@ -59,7 +59,7 @@ done
 : > "$OUT/cake.jsonl"
 for s in $SHAPES; do
 	IFS=, read B N D K <<<"$s"
-	Np=$(( (N + 127) / 128 * 128 ))
+	Np=$(( (N + 1023) / 1024 * 1024 ))   # the sorted update reads labels 1024 at a time
 	Kp=$(( (K + 127) / 128 * 128 ))
 	kmin=512
 	[ "$D" -eq 64 ] && kmin=256

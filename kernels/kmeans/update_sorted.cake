@@ -2,30 +2,51 @@
 # atomics, no contention on heavy clusters.
 #
 # One update is five launches over all B batches (Counts cleared by the host first):
-#   kmeans_hist    Counts[b, c] = number of points labelled c (one i32 atomic per point);
+#   kmeans_hist    Counts[b, c] = number of points labelled c. A CTA of 1024 threads takes 16384
+#                  points of one batch, counts them per cluster in shared memory (`atomic_add
+#                  hs[lab] <- 1`, a shared-memory reduction), then adds its K counts to Counts:
+#                  16 times fewer global atomics than one per point;
 #   kmeans_scan_k<K>  Offsets[b, :] = exclusive prefix sum of Counts[b, :] (a block-wide cumsum),
 #                  and Cursor = Offsets, the next free slot of each cluster; written for
 #                  K = 256, 1024 and 4096 (a thread vector has a constant length);
-#   kmeans_fill    slot = fetch_add(Cursor[b, lab], 1), Order[b, slot] = point id: the point ids
-#                  grouped by cluster (the order inside a cluster is whatever the atomics give);
-#                  one warp per 128 points, so each lane has 4 returning atomics in flight
-#                  (they are latency bound: 299 us vs 320 us for the whole update with 1 per thread);
+#   kmeans_fill    Order[b, :] = the point ids grouped by cluster. The same CTAs count their
+#                  points again, reserve a range of each cluster's segment with one
+#                  `fetch_add(Cursor[b, kid], count)` per cluster, then hand out slots inside it
+#                  with `slot = fetch_add(hs[lab], 1)` on shared memory and scatter the ids
+#                  (`store Order[b, slot] <- id`); the order inside a segment is whatever the
+#                  atomics give;
 #   kmeans_segsum  one warp per (cluster, batch) walks its segment of Order and adds the member
 #                  rows (8-byte loads, 8 rows in flight), writing the f32 sum row, zeros when empty
 #                  (bf16/f16, D = 128 or 64: kmeans_segsum[_d64][_f16]);
 #   kmeans_divide  (update_atomic.cake) means, ‖c‖² and shifts from Sums and Counts.
-# Shape domain: N % 128 == 0; K one of the scans' (K = 1000 shapes are padded to 1024).
+# Shape domain: N % 1024 == 0 (labels are read 1024 at a time), K <= 4096 (the shared count
+# array), K one of the scans' (K = 1000 shapes are padded to 1024); elsewhere cake kmeans uses
+# the atomic update.
 kernel kmeans_hist target sm_90a
   param Assign: global i32[B, N]
   param Counts: global i32[B, K]
-  domain N % 128 == 0
-  grid (N / 128, B) as (bp, b)
-  role work warps 0..3
-  frag lab: i32[128] in work
+  domain N % 1024 == 0, K <= 4096
+  grid ((N + 16383) / 16384, B) as (bp, b)
+  role work warps 0..31
+  smem hs: i32[4096]                  # this CTA's count per cluster
+  frag lab: i32[1024] in work
+  frag z:   i32[4096] in work
+  frag kid: i32[4096] in work
 {
   in work {
-    load lab <- Assign[b, bp * 128 +: 128]
-    atomic_add Counts[b, lab] <- 1
+    z = 0
+    store hs[0 +: 4096] <- z
+    sync work
+    for i in 0 .. 16 unroll 4 {
+      if bp * 16384 + i * 1024 < N {
+        load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]
+        atomic_add hs[lab] <- 1
+      }
+    }
+    sync work
+    load z <- hs[0 +: 4096]
+    kid = row_idx()
+    atomic_add Counts[b, kid] <- z
   }
 }
 
@@ -90,16 +111,38 @@ kernel kmeans_fill target sm_90a
   param Assign: global i32[B, N]
   param Cursor: global i32[B, K]
   param Order:  global i32[B, N]
-  domain N % 128 == 0
-  grid (N / 128, B) as (bp, b)
-  role work warps 0..0
-  frag lab:  i32[128] in work
-  frag slot: i32[128] in work
+  domain N % 1024 == 0, K <= 4096
+  grid ((N + 16383) / 16384, B) as (bp, b)
+  role work warps 0..31
+  smem hs: i32[4096]                  # counts, then this CTA's next slot per cluster
+  frag lab:  i32[1024] in work
+  frag slot: i32[1024] in work
+  frag z:    i32[4096] in work
+  frag kid:  i32[4096] in work
 {
   in work {
-    load lab <- Assign[b, bp * 128 +: 128]
-    slot = fetch_add(Cursor[b, lab], 1)
-    store Order[b, slot] <- bp * 128 + row_idx()
+    z = 0
+    store hs[0 +: 4096] <- z
+    sync work
+    for i in 0 .. 16 unroll 4 {
+      if bp * 16384 + i * 1024 < N {
+        load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]
+        atomic_add hs[lab] <- 1
+      }
+    }
+    sync work
+    load z <- hs[0 +: 4096]
+    kid = row_idx()
+    z = fetch_add(Cursor[b, kid], z)
+    store hs[0 +: 4096] <- z
+    sync work
+    for i in 0 .. 16 unroll 4 {
+      if bp * 16384 + i * 1024 < N {
+        load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]
+        slot = fetch_add(hs[lab], 1)
+        store Order[b, slot] <- bp * 16384 + i * 1024 + row_idx()
+      }
+    }
   }
 }
 

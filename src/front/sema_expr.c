@@ -775,10 +775,10 @@ static bool check_call(Sema *s, Expr *e)
 		bool pts = r->kind == E_INDEX;
 		for (int i = 0; pts && i < r->nslices; i++)
 			pts = r->slices[i].kind == SL_POINT;
-		if (!g || g->kind != SYM_PARAM || !g->decl || g->decl->space != SP_GLOBAL || !pts ||
-		    (r->type.dt != DT_I32 && r->type.dt != DT_U32 && r->type.dt != DT_F32)) {
+		bool mem = g && ((g->kind == SYM_PARAM && g->decl && g->decl->space == SP_GLOBAL) || g->kind == SYM_SMEM);
+		if (!mem || !pts || (r->type.dt != DT_I32 && r->type.dt != DT_U32 && r->type.dt != DT_F32)) {
 			Diag *d = sema_err(s, "CK-SEM-035", a[0]->span,
-			                   "fetch_add() needs an element reference into a global i32, u32 or f32 tensor (one point index per dimension, at most one of them an index vector)");
+			                   "fetch_add() needs an element reference into a global tensor or shared buffer of i32, u32 or f32 (one point index per dimension, at most one of them an index vector)");
 			diag_set(&d->hint, "e.g. slot = fetch_add(Cursor[b, lab], 1) with `frag lab: i32[n] in ROLE`");
 			return false;
 		}

@@ -1035,6 +1035,10 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	const PlanFrag *f = frag_of(e, s->dst);
 	const Expr *src = s->src;
 	int sbi = plan_buffer_index(e->p, lower_base_name(src));
+	if (f && sbi >= 0 && f->layout == FRAG_VEC) {
+		sm90_vec_smem_rows(e, s, NULL, f, true);
+		return;
+	}
 	if (f && sbi >= 0) {
 		emit_load_smem(e, s, f, sbi, sc);
 		return;
@@ -1291,6 +1295,16 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		}
 	}
 	const PlanFrag *vf = find_layout(e, src, FRAG_VEC);
+	if (sm90_vec_is_smem(e, s->dst)) {   /* a thread vector into a shared buffer */
+		const PlanFrag *rf = vf;
+		for (int i = 0; !rf && i < e->p->nfrags; i++)   /* a scalar value: any thread vector of this role sets the layout */
+			if (e->p->frags[i].layout == FRAG_VEC && e->p->frags[i].role == e->role)
+				rf = &e->p->frags[i];
+		if (rf && cast == DT_NONE) {
+			sm90_vec_smem_rows(e, s, src, rf, false);
+			return;
+		}
+	}
 	if (vf) {
 		sm90_vec_store(e, s, src, cast, vf);
 		return;
@@ -1411,6 +1425,10 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 		nl++;
 	const PlanFrag *ix = dst && dst->kind == E_INDEX && nl < dst->nslices && dst->slices[nl].kind == SL_POINT
 	                     ? frag_of(e, dst->slices[nl].start) : NULL;
+	if (ix && ix->layout == FRAG_VEC && sm90_vec_is_smem(e, dst)) {
+		sm90_vec_smem_atomic(e, s, dst, s->src, ix, NULL);
+		return;
+	}
 	if (ix && ix->layout == FRAG_VEC) {
 		sm90_vec_atomic(e, s, ix);
 		return;

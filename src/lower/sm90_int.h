@@ -101,6 +101,12 @@ void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const P
 void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst);
 /* dst = cumsum(x, 0) over thread vectors: a role-wide inclusive scan. */
 void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+/* Does ref index a shared buffer? */
+bool sm90_vec_is_smem(Em *e, const Expr *ref);
+/* load v <- buf[.., s +: n] (load true, src unused) or store buf[.., s +: n] <- src. */
+void sm90_vec_smem_rows(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, bool load);
+/* atomic_add buf[.., idx] <- v (dst NULL) or dst = fetch_add(buf[.., idx], v) on a shared buffer. */
+void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const PlanFrag *ix, const PlanFrag *dst);
 /* "(element index)" of the current v_ of thread vector f, for row_idx(). */
 char *sm90_vec_elem_index(Em *e, const PlanFrag *f);
 /* The ld.global / st.global helper functions, emitted once per translation unit. */

@@ -665,6 +665,10 @@ void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst)
 	const PlanFrag *ix = NULL;
 	if (ref && ref->kind == E_INDEX && ref->nslices >= 1)
 		ix = sm90_frag_of(e, ref->slices[ref->nslices - 1].start);
+	if (ix && sm90_vec_is_smem(e, ref)) {
+		sm90_vec_smem_atomic(e, s, ref, call->args[1], ix, dst);
+		return;
+	}
 	const Decl *g = NULL;
 	char *base = NULL, *ext = NULL;
 	StrBuf val = {0};
@@ -757,6 +761,124 @@ void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sb_free(&val);
 }
 
+/* ---- thread vectors and shared buffers: rows, scatters, counters ---- */
+
+/* buf[i, .., s +: len] or buf[i, .., idx] of a plain (unswizzled, single-stage)
+ * shared buffer of 4-byte elements: the buffer, and the C text of the u32
+ * shared address of element 0 of the indexed row (point indices folded in). */
+static const PlanBuffer *smem_ref(Em *e, const Expr *ref, char **row_addr)
+{
+	int bi = ref && ref->kind == E_INDEX && ref->base && ref->base->kind == E_IDENT ? plan_buffer_index(e->p, ref->base->name) : -1;
+	const PlanBuffer *b = bi >= 0 ? &e->p->buffers[bi] : NULL;
+	if (!b || b->swizzle != SWZ_NONE || b->stages != 1 || dtype_size(b->dt) != 4 || ref->nslices != b->rank)
+		return NULL;
+	long long stride = 1;
+	StrBuf a = {0};
+	sb_printf(&a, "smem_%s", b->name);
+	for (int i = b->rank - 2; i >= 0; i--) {
+		stride *= b->shape[i + 1];
+		if (ref->slices[i].kind != SL_POINT || sm90_frag_of(e, ref->slices[i].start)) {
+			sb_free(&a);
+			return NULL;
+		}
+		sb_printf(&a, " + (u32)(%s) * %lldu", sm90_cexpr_p(e, ref->slices[i].start), stride * 4);
+	}
+	*row_addr = arena_strdup(&e->c->arena, sb_str(&a));
+	sb_free(&a);
+	return b;
+}
+
+bool sm90_vec_is_smem(Em *e, const Expr *ref)
+{
+	return ref && ref->kind == E_INDEX && ref->base && ref->base->kind == E_IDENT && plan_buffer_index(e->p, ref->base->name) >= 0;
+}
+
+/* load v <- buf[.., s +: len] / store buf[.., s +: len] <- expr: element t*P + k of the
+ * vector is element s + t*P + k of the row (one 4-byte shared access each). */
+void sm90_vec_smem_rows(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, bool load)
+{
+	const Expr *ref = load ? s->src : s->dst;
+	char *row;
+	const PlanBuffer *b = f->role == e->role && f->regs_per_thread > 0 ? smem_ref(e, ref, &row) : NULL;
+	const Slice *sl = b ? &ref->slices[b->rank - 1] : NULL;
+	long long len = -1;
+	bool ok = b && (sl->kind == SL_RANGE ? eval_expr(sl->len, e->k, NULL, &len) : sl->kind == SL_ALL ? (len = b->shape[b->rank - 1], true) : false) &&
+	          len == f->rows && (!load || f->dt == b->dt);
+	if (!ok) {
+		Diag *d = sm90_refuse(e, s->span, load ? "CK-LOW-002" : "CK-LOW-011",
+		                      "%s of thread vector '%s' and a shared buffer is lowered for sm_90a only for a plain (unswizzled, not a ring) buffer of 4-byte elements, as `buf[i, .., start +: %lld]` (or `:`) of the vector's length%s",
+		                      load ? "a load" : "a store", f->name, f->rows, load ? " and dtype" : "");
+		diag_set(&d->resource, "%s", ref && ref->base && ref->base->kind == E_IDENT ? ref->base->name : f->name);
+		return;
+	}
+	StrBuf val = {0};
+	if (!load && !vec_value(e, src, f, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const char *start = sl->kind == SL_RANGE ? sm90_cexpr_p(e, sl->start) : "0";
+	e->need_gmem = true;
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "%lld %s over %d threads and shared memory: thread t %s %s", f->rows,
+	                                         dtype_name(b->dt), e->p->roles[f->role].nthreads, load ? "loads" : "stores", run_text(e, f->regs_per_thread)));
+	sm90_line(e, "{");
+	e->ind++;
+	vec_loop_begin(e, f);
+	sm90_line(e, "const u32 a_ = %s + (u32)((%s) + %s) * 4u;", row, start, sm90_vec_elem_index(e, f));
+	if (load) {
+		const char *u = b->dt == DT_F32 ? "__uint_as_float(ld_shared_u32(a_))" : b->dt == DT_I32 ? "(int)ld_shared_u32(a_)" : "ld_shared_u32(a_)";
+		sm90_line(e, "%s[v_] = %s;", f->name, u);
+	} else {
+		sm90_line(e, "st_shared_u32(a_, %s);", b->dt == DT_F32 ? arena_printf(&e->c->arena, "__float_as_uint((float)(%s))", sb_str(&val))
+		                                                     : arena_printf(&e->c->arena, "(u32)(%s)(%s)", sm90_ctype(b->dt), sb_str(&val)));
+	}
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
+/* atomic_add buf[.., idx] <- v and dst = fetch_add(buf[.., idx], v) on a shared buffer
+ * (dst NULL for atomic_add): red / atom .shared.add per element, indices outside
+ * the row skipped (fetch_add yields -1 there). */
+void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const PlanFrag *ix, const PlanFrag *dst)
+{
+	char *row;
+	const PlanBuffer *b = ix && ix->layout == FRAG_VEC && ix->role == e->role ? smem_ref(e, ref, &row) : NULL;
+	bool ok = b && ref->slices[b->rank - 1].kind == SL_POINT && sm90_frag_of(e, ref->slices[b->rank - 1].start) == ix &&
+	          (b->dt == DT_I32 || b->dt == DT_U32 || b->dt == DT_F32) && (!dst || (dst->layout == FRAG_VEC && dst->rows == ix->rows && dst->dt == b->dt));
+	if (!ok) {
+		sm90_refuse(e, s->span, "CK-LOW-002", "%s on a shared buffer is lowered for sm_90a only as `%sbuf[i, .., idx]%s` with idx a thread vector of this role and a plain (unswizzled, not a ring) i32, u32 or f32 buffer",
+		            dst ? "fetch_add" : "atomic_add", dst ? "v = fetch_add(" : "atomic_add ", dst ? ", x)" : " <- x");
+		return;
+	}
+	StrBuf val = {0};
+	if (!vec_value(e, v, ix, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const char *t = b->dt == DT_F32 ? "f32" : b->dt == DT_U32 ? "u32" : "s32";
+	const char *ct = sm90_ctype(b->dt);
+	e->need_gmem = true;
+	sm90_ir_comment(e, s->span, dst ? "each element: a shared-memory atomic add returning the old value (-1 where the index is out of range)"
+	                                : "each element: a shared-memory reduction into the entry its index names");
+	sm90_line(e, "{");
+	e->ind++;
+	vec_loop_begin(e, ix);
+	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	sm90_line(e, "const bool in_ = (unsigned)row_ < %lldu;", b->shape[b->rank - 1]);
+	if (dst)
+		sm90_line(e, "%s[v_] = in_ ? atom_shared_add_%s(%s + (u32)row_ * 4u, (%s)(%s)) : (%s)-1;", dst->name, t, row, ct, sb_str(&val), ct);
+	else
+	{
+		sm90_line(e, "if (in_)");
+		sm90_line(e, "\tred_shared_add_%s(%s + (u32)row_ * 4u, (%s)(%s));", t, row, ct, sb_str(&val));
+	}
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&val);
+}
+
 /* ---- helper library ---- */
 
 void sm90_vec_helpers(StrBuf *o)
@@ -832,6 +954,41 @@ void sm90_vec_helpers(StrBuf *o)
 	        "__device__ __forceinline__ void st_global_v4(void *p, const u32 *w)   /* p 16-byte aligned */\n"
 	        "{\n"
 	        "\tasm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\\n\" :: \"l\"(p), \"r\"(w[0]), \"r\"(w[1]), \"r\"(w[2]), \"r\"(w[3]) : \"memory\");\n"
+	        "}\n"
+	        "/* Shared memory by u32 address: stores, reductions and atomics of thread vectors. */\n"
+	        "__device__ __forceinline__ void st_shared_u32(u32 a, u32 v)\n"
+	        "{\n"
+	        "\tasm volatile(\"st.shared.b32 [%0], %1;\\n\" :: \"r\"(a), \"r\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void red_shared_add_s32(u32 a, int v)\n"
+	        "{\n"
+	        "\tasm volatile(\"red.shared.add.s32 [%0], %1;\\n\" :: \"r\"(a), \"r\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void red_shared_add_u32(u32 a, u32 v)\n"
+	        "{\n"
+	        "\tasm volatile(\"red.shared.add.u32 [%0], %1;\\n\" :: \"r\"(a), \"r\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ void red_shared_add_f32(u32 a, float v)\n"
+	        "{\n"
+	        "\tasm volatile(\"red.shared.add.f32 [%0], %1;\\n\" :: \"r\"(a), \"f\"(v) : \"memory\");\n"
+	        "}\n"
+	        "__device__ __forceinline__ int atom_shared_add_s32(u32 a, int v)\n"
+	        "{\n"
+	        "\tint r;\n"
+	        "\tasm volatile(\"atom.shared.add.s32 %0, [%1], %2;\\n\" : \"=r\"(r) : \"r\"(a), \"r\"(v) : \"memory\");\n"
+	        "\treturn r;\n"
+	        "}\n"
+	        "__device__ __forceinline__ u32 atom_shared_add_u32(u32 a, u32 v)\n"
+	        "{\n"
+	        "\tu32 r;\n"
+	        "\tasm volatile(\"atom.shared.add.u32 %0, [%1], %2;\\n\" : \"=r\"(r) : \"r\"(a), \"r\"(v) : \"memory\");\n"
+	        "\treturn r;\n"
+	        "}\n"
+	        "__device__ __forceinline__ float atom_shared_add_f32(u32 a, float v)\n"
+	        "{\n"
+	        "\tfloat r;\n"
+	        "\tasm volatile(\"atom.shared.add.f32 %0, [%1], %2;\\n\" : \"=f\"(r) : \"r\"(a), \"f\"(v) : \"memory\");\n"
+	        "\treturn r;\n"
 	        "}\n"
 	        "#endif\n");
 }
