@@ -1034,6 +1034,47 @@ static const char FILL[] =
 	"  }\n"
 	"}\n";
 
+/* The per-CTA counting of kmeans_fill: thread vectors against a shared buffer. */
+static const char SFILL[] =
+	"kernel sfill target sm_90a\n"
+	"  param Assign: global i32[B, N]\n"
+	"  param Cursor: global i32[B, K]\n"
+	"  param Order:  global i32[B, N]\n"
+	"  domain N % 1024 == 0, K <= 4096\n"
+	"  grid ((N + 16383) / 16384, B) as (bp, b)\n"
+	"  role work warps 0..31\n"
+	"  smem hs: i32[4096]\n"
+	"  frag lab:  i32[1024] in work\n"
+	"  frag slot: i32[1024] in work\n"
+	"  frag z:    i32[4096] in work\n"
+	"  frag kid:  i32[4096] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    z = 0\n"
+	"    store hs[0 +: 4096] <- z\n"
+	"    sync work\n"
+	"    for i in 0 .. 16 unroll 4 {\n"
+	"      if bp * 16384 + i * 1024 < N {\n"
+	"        load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]\n"
+	"        atomic_add hs[lab] <- 1\n"
+	"      }\n"
+	"    }\n"
+	"    sync work\n"
+	"    load z <- hs[0 +: 4096]\n"
+	"    kid = row_idx()\n"
+	"    z = fetch_add(Cursor[b, kid], z)\n"
+	"    store hs[0 +: 4096] <- z\n"
+	"    sync work\n"
+	"    for i in 0 .. 16 unroll 4 {\n"
+	"      if bp * 16384 + i * 1024 < N {\n"
+	"        load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]\n"
+	"        slot = fetch_add(hs[lab], 1)\n"
+	"        store Order[b, slot] <- bp * 16384 + i * 1024 + row_idx()\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"}\n";
+
 static void test_counting_sort(void **state)
 {
 	(void)state;
@@ -1077,6 +1118,28 @@ static void test_counting_sort(void **state)
 		sb_free(&one[i]);
 	}
 	sb_free(&cu);
+
+	/* shared-memory forms: row stores/loads, red and atom on shared addresses, bounds */
+	fx_open(&f, SFILL);
+	Plan *ps = derive_plan(&f.c, f.k);
+	assert_non_null(ps);
+	StrBuf cs = {0};
+	assert_true(lower_sm90(&f.c, f.k, ps, &cs, false));
+	static const char *smust[] = {
+		"const u32 a_ = smem_hs + (u32)((0) + ((int)threadIdx.x * 4 + v_)) * 4u;",
+		"st_shared_u32(a_, (u32)(int)(z[v_]));",
+		"z[v_] = (int)ld_shared_u32(a_);",
+		"const bool in_ = (unsigned)row_ < 4096u;",
+		"red_shared_add_s32(smem_hs + (u32)row_ * 4u, (int)(1));",
+		"slot[v_] = in_ ? atom_shared_add_s32(smem_hs + (u32)row_ * 4u, (int)(1)) : (int)-1;",
+		"z[v_] = (unsigned)row_ < (unsigned)K ? atomicAdd(base_ + row_, (int)(z[v_])) : (int)-1;",
+		"named_bar_sync(1u, 1024u);",
+		"#pragma unroll 4",
+	};
+	expect_all(sb_str(&cs), smust, NELEM(smust));
+	expect_compiles(sb_str(&cs), "sfill");
+	sb_free(&cs);
+	fx_close(&f);
 
 	/* fetch_add into a row vector (a role with an accumulator tile) is refused by name */
 	char *acc = text_with(FILL, "  frag slot: i32[128] in work\n", "  frag slot: i32[128] in work\n  frag t: f32[128, 64] in work\n");
