@@ -1,12 +1,14 @@
 # kmeans/assign — Flash-KMeans assignment step: for every point, the index of its nearest
 # centroid (squared L2), written as i32. Ties go to the lower centroid index.
 #
-# argmin_c ‖x − c‖² = argmin_c (‖c‖² − 2 x·c), because ‖x‖² is the same for every c of a row.
+# argmin_c ‖x − c‖² = argmin_c (½‖c‖² − x·c), because ‖x‖² is the same for every c of a row
+# (halving is exact in f32, so the argmin and its ties are those of ‖c‖² − 2 x·c; written this
+# way the epilogue is one FMA per element instead of two adds).
 # Each CTA owns 128 points. Its x tile (128 × 128 bf16, 32 KiB) is loaded once; centroid tiles of
 # 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 bf16, so every 128-wide tile is
 # held as two 64-column panels (x0/x1, c0/c1) and the distance tile s = x · cᵀ is two wgmmas
 # over the two halves of D. The epilogue
-# adds the ‖c‖² vector (precomputed, one f32 per centroid) down the columns, takes the per-row
+# forms ½‖c‖² − s with the ‖c‖² vector (precomputed, one f32 per centroid) down the columns, takes the per-row
 # argmin of the tile and merges it into a running (best distance, best index) pair kept in
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
@@ -57,7 +59,7 @@ kernel kmeans_assign target sm_90a
       wgmma s += x1 @ c1^T
       wgmma_wait 0
       arrive empty
-      s = cols(cn) - 2.0 * s
+      s = 0.5 * cols(cn) - s
       tmin, targ = rowargmin(s)
       best_i = where(tmin < best_d, targ + j * 128, best_i)
       best_d = min(best_d, tmin)
@@ -110,7 +112,7 @@ kernel kmeans_assign_d64 target sm_90a
       wgmma s = x0 @ c0^T
       wgmma_wait 0
       arrive empty
-      s = cols(cn) - 2.0 * s
+      s = 0.5 * cols(cn) - s
       tmin, targ = rowargmin(s)
       best_i = where(tmin < best_d, targ + j * 128, best_i)
       best_d = min(best_d, tmin)
