@@ -1069,7 +1069,23 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
-	if (f->layout == FRAG_COL) {
+	/* is the first element's offset provably even (pairs 8-byte aligned)? */
+	long long mult = sm90_known_multiple(e, src->slices[last].start);
+	for (int i = 0; i < last; i++) {
+		long long m = sm90_known_multiple(e, src->slices[i].start);
+		for (int q = i + 1; q < g->rank; q++)
+			m *= sm90_known_multiple(e, g->shape[q]);
+		mult = mult == 0 ? m : m == 0 ? mult : (mult % 2 == 0 && m % 2 == 0 ? 2 : 1);   /* only evenness matters */
+	}
+	if (f->layout == FRAG_COL && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
+		line(e, "const float2 *src_ = (const float2 *)(%s + %s + 2 * (int)(lane_ %% 4u));   /* pairs: 8-byte aligned */", g->name, start);
+		line(e, "#pragma unroll");
+		line(e, "for (int c_ = 0; c_ < %d; c_ += 2) {", f->regs_per_thread);
+		line(e, "\tconst float2 v_ = src_[4 * (c_ / 2)];");
+		line(e, "\t%s[c_] = v_.x;", f->name);
+		line(e, "\t%s[c_ + 1] = v_.y;", f->name);
+		line(e, "}");
+	} else if (f->layout == FRAG_COL) {
 		line(e, "const %s *src_ = %s + %s + 2 * (int)(lane_ %% 4u);", ctype_of(g->dt), g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);

@@ -101,6 +101,9 @@ void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const P
 void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst);
 /* dst = cumsum(x, 0) over thread vectors: a role-wide inclusive scan. */
 void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+/* A positive number that provably divides scalar expression x (1 if unknown; 0 for 0):
+ * literals, consts, dims through their `D % c == 0` domain constraints. */
+long long sm90_known_multiple(const Em *e, const Expr *x);
 /* Does ref index a shared buffer? */
 bool sm90_vec_is_smem(Em *e, const Expr *ref);
 /* load v <- buf[.., s +: n] (load true, src unused) or store buf[.., s +: n] <- src. */

@@ -99,18 +99,39 @@ static long long gcd_ll(long long a, long long b)
 	return a;
 }
 
+/* The largest c with a constraint `name % c == 0` in the kernel's domain (1 if none):
+ * what the launch guarantees about a dim. */
+static long long domain_multiple(const Kernel *k, const char *name)
+{
+	long long best = 1, c;
+	for (int i = 0; i < k->ndecls; i++) {
+		const Decl *d = k->decls[i];
+		for (int j = 0; d->kind == D_DOMAIN && j < d->nexprs; j++) {
+			const Expr *x = d->exprs[j];   /* name % c == 0 */
+			if (x && x->kind == E_BINARY && x->op == OP_EQ && x->rhs && x->rhs->kind == E_INT && x->rhs->ival == 0 &&
+			    x->lhs && x->lhs->kind == E_BINARY && x->lhs->op == '%' && x->lhs->lhs && x->lhs->lhs->kind == E_IDENT &&
+			    x->lhs->lhs->name && !strcmp(x->lhs->lhs->name, name) && eval_expr(x->lhs->rhs, k, NULL, &c) && c > best)
+				best = c;
+		}
+	}
+	return best;
+}
+
 /* A positive number that provably divides the value of scalar expression x
- * (1 when nothing is known): literals and consts exactly, products multiply,
- * sums and differences take the gcd. Used to prove vector alignment. */
-static long long known_multiple(const Em *e, const Expr *x)
+ * (1 when nothing is known): literals and consts exactly, a dim by its domain
+ * constraints (`K % 128 == 0`), products multiply, sums and differences take
+ * the gcd. Used to prove vector alignment. */
+long long sm90_known_multiple(const Em *e, const Expr *x)
 {
 	long long v;
 	if (!x)
 		return 1;
 	if (eval_expr(x, e->k, NULL, &v))
 		return v ? (v < 0 ? -v : v) : 0;   /* 0 is a multiple of everything */
+	if (x->kind == E_IDENT && x->name)
+		return domain_multiple(e->k, x->name);
 	if (x->kind == E_BINARY) {
-		long long a = known_multiple(e, x->lhs), b = known_multiple(e, x->rhs);
+		long long a = sm90_known_multiple(e, x->lhs), b = sm90_known_multiple(e, x->rhs);
 		if (x->op == '*')
 			return a && b ? a * b : 0;
 		if (x->op == '+' || x->op == '-')
@@ -318,16 +339,16 @@ static bool row_access(Em *e, const Expr *x, const PlanFrag *f, RowAcc *a)
 	point_offset(e, &b, x, g, r - 1);
 	long long mult = 0;   /* the offset is a multiple of this many elements (0: it is 0) */
 	for (int i = 0; i < r - 1; i++) {
-		long long m = known_multiple(e, x->slices[i].start);
+		long long m = sm90_known_multiple(e, x->slices[i].start);
 		for (int j = i + 1; j < r; j++)
-			m *= known_multiple(e, g->shape[j]);
+			m *= sm90_known_multiple(e, g->shape[j]);
 		mult = gcd_ll(mult, m);
 	}
 	if (sl->kind == SL_RANGE) {
 		long long v;
 		if (!(eval_expr(sl->start, e->k, NULL, &v) && v == 0)) {
 			sb_printf(&b, "%s%s", b.len ? " + " : "", sm90_cexpr_p(e, sl->start));
-			mult = gcd_ll(mult, known_multiple(e, sl->start));
+			mult = gcd_ll(mult, sm90_known_multiple(e, sl->start));
 		}
 	}
 	if (!b.len)
