@@ -36,6 +36,17 @@
  * check per element. Element-wise math over these fragments is the generic
  * register loop of sm90.c with index `v_`.
  *
+ * Scatter forms and counters (the device counting sort of the k-means update).
+ * A thread vector of integers can index the last dimension of a reference:
+ * `atomic_add G[b, idx] <- v` (red.global.add per element), `store G[b, idx]
+ * <- v` (a plain store per element) and `v = fetch_add(G[b, idx], x)`
+ * (atomicAdd returning the old value); indices outside the extent are skipped
+ * (fetch_add yields -1). On a plain shared buffer of 4-byte elements the same
+ * forms are red/atom.shared, and whole rows move between a thread vector and
+ * the buffer with ld/st.shared (a per-CTA histogram). `v = cumsum(x, 0)` is a
+ * role-wide scan: per thread, a shuffle ladder per warp, warp totals through a
+ * __shared__ array between named barriers over the role.
+ *
  * Refused with CK-LOW-002 (loads) or CK-LOW-011 (stores), naming the
  * construct: slices other than leading point indices followed by one
  * `start +: len` / `:` over the innermost dimension, a length different
@@ -617,6 +628,26 @@ static bool vec_value(Em *e, const Expr *src, const PlanFrag *f, StrBuf *val)
 	return sm90_fx_emit(e, val, src, &c);
 }
 
+/* The frame shared by the scatter forms: a block holding `base_` (when base is
+ * given), the loop over the elements of loopf, and `row_` = the index element. */
+static void scatter_begin(Em *e, Span sp, const char *comment, const char *ct, const char *base, const PlanFrag *loopf, const PlanFrag *ix)
+{
+	sm90_ir_comment(e, sp, comment);
+	sm90_line(e, "{");
+	e->ind++;
+	if (base)
+		sm90_line(e, "%s *const base_ = %s;", ct, base);
+	vec_loop_begin(e, loopf);
+	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+}
+
+static void scatter_end(Em *e)
+{
+	vec_loop_end(e);
+	e->ind--;
+	sm90_line(e, "}");
+}
+
 void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix)
 {
 	const Decl *g;
@@ -632,19 +663,11 @@ void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix)
 		sb_free(&val);
 		return;
 	}
-	const char *ct = sm90_ctype(g->dt);
 	e->need_red = true;
-	sm90_ir_comment(e, s->span, "scatter: each thread adds its elements to the entries its index elements name");
-	sm90_line(e, "{");
-	e->ind++;
-	sm90_line(e, "%s *const base_ = %s;", ct, base);
-	vec_loop_begin(e, ix);
-	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	scatter_begin(e, s->span, "scatter: each thread adds its elements to the entries its index elements name", sm90_ctype(g->dt), base, ix, ix);
 	sm90_line(e, "if ((unsigned)row_ < (unsigned)%s)", ext);
 	sm90_line(e, "\t%s(base_ + row_, (%s)(%s));", g->dt == DT_F32 ? "red_add_f32" : "red_add_s32", g->dt == DT_F32 ? "float" : "int", sb_str(&val));
-	vec_loop_end(e);
-	e->ind--;
-	sm90_line(e, "}");
+	scatter_end(e);
 	sb_free(&val);
 }
 
@@ -665,17 +688,10 @@ void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const P
 		return;
 	}
 	const char *ct = sm90_ctype(g->dt);
-	sm90_ir_comment(e, s->span, "scatter store: element r goes to the entry index element r names (out of range: skipped)");
-	sm90_line(e, "{");
-	e->ind++;
-	sm90_line(e, "%s *const base_ = %s;", ct, base);
-	vec_loop_begin(e, ix);
-	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	scatter_begin(e, s->span, "scatter store: element r goes to the entry index element r names (out of range: skipped)", ct, base, ix, ix);
 	sm90_line(e, "if ((unsigned)row_ < (unsigned)%s)", ext);
 	sm90_line(e, "\tbase_[row_] = (%s)(%s);", ct, sb_str(&val));
-	vec_loop_end(e);
-	e->ind--;
-	sm90_line(e, "}");
+	scatter_end(e);
 	sb_free(&val);
 }
 
@@ -703,17 +719,21 @@ void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst)
 		return;
 	}
 	const char *ct = sm90_ctype(g->dt);
-	sm90_ir_comment(e, s->span, "each element: atomicAdd returning the old value (-1 where the index is out of range)");
-	sm90_line(e, "{");
-	e->ind++;
-	sm90_line(e, "%s *const base_ = %s;", ct, base);
-	vec_loop_begin(e, dst);
-	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	scatter_begin(e, s->span, "each element: atomicAdd returning the old value (-1 where the index is out of range)", ct, base, dst, ix);
 	sm90_line(e, "%s[v_] = (unsigned)row_ < (unsigned)%s ? atomicAdd(base_ + row_, (%s)(%s)) : (%s)-1;", dst->name, ext, ct, sb_str(&val), ct);
-	vec_loop_end(e);
-	e->ind--;
-	sm90_line(e, "}");
+	scatter_end(e);
 	sb_free(&val);
+}
+
+/* Inclusive scan of `var` across the 32 lanes of a warp (shuffle-up ladder). */
+static void warp_scan(Em *e, const char *ft, const char *var)
+{
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int d_ = 1; d_ < 32; d_ <<= 1) {");
+	sm90_line(e, "\tconst %s y_ = __shfl_up_sync(0xffffffffu, %s, d_);", ft, var);
+	sm90_line(e, "\tif (lane_ >= d_)");
+	sm90_line(e, "\t\t%s += y_;", var);
+	sm90_line(e, "}");
 }
 
 void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
@@ -746,12 +766,7 @@ void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "%s[v_] = run_;", dst->name);
 	vec_loop_end(e);
 	sm90_line(e, "%s x_ = run_;", ft);
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int d_ = 1; d_ < 32; d_ <<= 1) {");
-	sm90_line(e, "\tconst %s y_ = __shfl_up_sync(0xffffffffu, x_, d_);", ft);
-	sm90_line(e, "\tif (lane_ >= d_)");
-	sm90_line(e, "\t\tx_ += y_;");
-	sm90_line(e, "}");
+	warp_scan(e, ft, "x_");
 	sm90_line(e, "%s pre_ = x_ - run_;   /* sum of the earlier threads of this warp */", ft);
 	if (nw > 1) {
 		sm90_line(e, "__shared__ %s scan%d_[%d];", ft, id, nw);
@@ -760,12 +775,9 @@ void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 		sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);
 		sm90_line(e, "if (w_ == 0) {");
 		sm90_line(e, "\t%s t_ = lane_ < %d ? scan%d_[lane_] : (%s)0;", ft, nw, id, ft);
-		sm90_line(e, "\t#pragma unroll");
-		sm90_line(e, "\tfor (int d_ = 1; d_ < 32; d_ <<= 1) {");
-		sm90_line(e, "\t\tconst %s y_ = __shfl_up_sync(0xffffffffu, t_, d_);", ft);
-		sm90_line(e, "\t\tif (lane_ >= d_)");
-		sm90_line(e, "\t\t\tt_ += y_;");
-		sm90_line(e, "\t}");
+		e->ind++;
+		warp_scan(e, ft, "t_");
+		e->ind--;
 		sm90_line(e, "\tif (lane_ < %d)", nw);
 		sm90_line(e, "\t\tscan%d_[lane_] = t_;", id);
 		sm90_line(e, "}");
@@ -880,12 +892,8 @@ void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const 
 	const char *t = b->dt == DT_F32 ? "f32" : b->dt == DT_U32 ? "u32" : "s32";
 	const char *ct = sm90_ctype(b->dt);
 	e->need_gmem = true;
-	sm90_ir_comment(e, s->span, dst ? "each element: a shared-memory atomic add returning the old value (-1 where the index is out of range)"
-	                                : "each element: a shared-memory reduction into the entry its index names");
-	sm90_line(e, "{");
-	e->ind++;
-	vec_loop_begin(e, ix);
-	sm90_line(e, "const int row_ = (int)%s[v_];", ix->name);
+	scatter_begin(e, s->span, dst ? "each element: a shared-memory atomic add returning the old value (-1 where the index is out of range)"
+	                              : "each element: a shared-memory reduction into the entry its index names", ct, NULL, ix, ix);
 	sm90_line(e, "const bool in_ = (unsigned)row_ < %lldu;", b->shape[b->rank - 1]);
 	if (dst)
 		sm90_line(e, "%s[v_] = in_ ? atom_shared_add_%s(%s + (u32)row_ * 4u, (%s)(%s)) : (%s)-1;", dst->name, t, row, ct, sb_str(&val), ct);
@@ -894,9 +902,7 @@ void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const 
 		sm90_line(e, "if (in_)");
 		sm90_line(e, "\tred_shared_add_%s(%s + (u32)row_ * 4u, (%s)(%s));", t, row, ct, sb_str(&val));
 	}
-	vec_loop_end(e);
-	e->ind--;
-	sm90_line(e, "}");
+	scatter_end(e);
 	sb_free(&val);
 }
 

@@ -225,6 +225,20 @@ static bool has_rule(const DiagList *dl, const char *id)
 	return false;
 }
 
+/* text passes the front end and derives a plan, but the lowering refuses it with `rule`. */
+static void expect_refused(const char *text, const char *rule)
+{
+	Fx f;
+	fx_open(&f, text);   /* valid Cake IR: sema accepts it */
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu = {0};
+	assert_false(lower_sm90(&f.c, f.k, p, &cu, false));
+	assert_true(has_rule(&f.dl, rule));
+	sb_free(&cu);
+	fx_close(&f);
+}
+
 /* Assert that each of the n strings in must occurs in the generated CUDA text;
  * a missing one is named on stderr first. */
 static void expect_all(const char *text, const char *const *must, size_t n)
@@ -612,15 +626,7 @@ static void test_refuse_unlowered_statement(void **state)
 {
 	/* a triangular mask on the accumulator is not lowered yet: a clear CK-LOW-002 */
 	char *src = gemm_with("    store C", "    acc = tril(acc)\n    store C");
-	Fx f;
-	fx_open(&f, src);   /* valid Cake IR: sema accepts it */
-	Plan *p = derive_plan(&f.c, f.k);
-	assert_non_null(p);
-	StrBuf cu = {0};
-	assert_false(lower_sm90(&f.c, f.k, p, &cu, false));
-	assert_true(has_rule(&f.dl, "CK-LOW-002"));
-	sb_free(&cu);
-	fx_close(&f);
+	expect_refused(src, "CK-LOW-002");
 	free(src);
 }
 
@@ -984,14 +990,7 @@ static void test_kmeans_segmented(void **state)
 
 	/* a range over the rows (not the innermost dimension) is refused, with the fragment named */
 	char *col = text_with(SEGMENTED, "load x <- X[p, :]", "load x <- X[0 +: 128, p]");
-	fx_open(&f, col);
-	p = derive_plan(&f.c, f.k);
-	assert_non_null(p);
-	StrBuf cu2 = {0};
-	assert_false(lower_sm90(&f.c, f.k, p, &cu2, false));
-	assert_true(has_rule(&f.dl, "CK-LOW-002"));
-	sb_free(&cu2);
-	fx_close(&f);
+	expect_refused(col, "CK-LOW-002");
 	free(col);
 }
 
@@ -1143,14 +1142,7 @@ static void test_counting_sort(void **state)
 
 	/* fetch_add into a row vector (a role with an accumulator tile) is refused by name */
 	char *acc = text_with(FILL, "  frag slot: i32[128] in work\n", "  frag slot: i32[128] in work\n  frag t: f32[128, 64] in work\n");
-	fx_open(&f, acc);
-	Plan *p = derive_plan(&f.c, f.k);
-	assert_non_null(p);
-	StrBuf cu2 = {0};
-	assert_false(lower_sm90(&f.c, f.k, p, &cu2, false));
-	assert_true(has_rule(&f.dl, "CK-LOW-002"));
-	sb_free(&cu2);
-	fx_close(&f);
+	expect_refused(acc, "CK-LOW-002");
 	free(acc);
 }
 
