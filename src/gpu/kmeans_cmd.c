@@ -568,7 +568,7 @@ int kmeans_main(int argc, char **argv)
 	memset(&g, 0, sizeof g);
 	bool gpu_opened = false;
 	void *ev[4] = {NULL, NULL, NULL, NULL};   /* assign start, assign end, update start, update end */
-	void *evs[5] = {NULL, NULL, NULL, NULL, NULL};   /* sorted update: after clear+hist, scan, fill, segsum, divide */
+	void *evs[4] = {NULL, NULL, NULL, NULL};   /* sorted update: after clear+hist, scan, fill, segsum (ev[3] ends the divide) */
 	int status = 1;
 	StrBuf rep = {0};
 	for (int i = 0; i < 7; i++) {
@@ -582,6 +582,10 @@ int kmeans_main(int argc, char **argv)
 			if (o.update == KM_UPDATE_SORTED || dl.nerr)
 				goto out;   /* asked for, or a kernel that exists but does not compile: reported */
 			sorted = false;
+			for (int q = 3; q < 7; q++) {   /* nothing of the sorted update is compiled or loaded */
+				free(ks[q].src);
+				ks[q].src = NULL;
+			}
 		}
 	for (int i = 0; i < 3; i++)
 		if ((i != 1 || !sorted) && !km_prepare(&c, &ss, &dl, &ks[i], &o, false))
@@ -694,7 +698,7 @@ int kmeans_main(int argc, char **argv)
 
 	/* Lloyd iterations */
 	for (int i = 0; i < 4; i++)
-		if (gpu_event_create(&g, &ev[i]) || (sorted && gpu_event_create(&g, &evs[i])) || (sorted && i == 0 && gpu_event_create(&g, &evs[4]))) {
+		if (gpu_event_create(&g, &ev[i]) || (sorted && gpu_event_create(&g, &evs[i]))) {
 			fprintf(stderr, "cake kmeans: %s\n", g.err);
 			goto out;
 		}
@@ -864,7 +868,7 @@ out:
 		for (int i = 0; i < 4; i++)
 			if (ev[i])
 				gpu_event_destroy(&g, ev[i]);
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < 4; i++)
 			if (evs[i])
 				gpu_event_destroy(&g, evs[i]);
 		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh, R.Off, R.Cur, R.Ord};
