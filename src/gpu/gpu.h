@@ -41,7 +41,7 @@ typedef struct JitResult {
 	char *log;           /* malloc'd NVRTC log (ptxas -v report), may be "" */
 	bool cache_hit;
 	char key[33];        /* hex xxh3-128 of source + options + NVRTC version */
-	JitKernelInfo kern[8];
+	JitKernelInfo kern[32];   /* ptxas report per kernel of the translation unit */
 	int nkern;
 	double compile_ms;   /* 0 on a cache hit */
 } JitResult;
@@ -68,7 +68,9 @@ int jit_compile(const char *src, const char *name, const JitOptions *o, JitResul
 void jit_result_free(JitResult *r);
 /* NVRTC version, or -1 with err filled when NVRTC cannot be loaded. */
 int jit_nvrtc_version(int *major, int *minor, char *err, size_t errlen);
-/* Parse ptxas -v text into per-kernel infos; returns how many (at most max). */
+/* Parse ptxas -v text into per-kernel infos (the first max kernels); returns how
+ * many kernels the text reports, which exceeds max when some did not fit
+ * (jit_compile then fails rather than hide a kernel's spills). */
 int jit_parse_ptxas(const char *log, JitKernelInfo *k, int max);
 /* Directory used for the cubin cache (into buf); returns buf. */
 const char *jit_cache_dir(const JitOptions *o, char *buf, size_t len);

@@ -168,7 +168,7 @@ static void parse_props(JitKernelInfo *cur, const char *line)
 
 int jit_parse_ptxas(const char *log, JitKernelInfo *k, int max)
 {
-	int n = 0;
+	int n = 0, entries = 0;
 	JitKernelInfo *cur = NULL;
 	const char *line = log;
 	while (line && *line) {
@@ -177,6 +177,7 @@ int jit_parse_ptxas(const char *log, JitKernelInfo *k, int max)
 		char buf[1024];
 		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
 		const char *q;
+		entries += strstr(buf, "Compiling entry function '") != NULL;
 		if ((q = strstr(buf, "Compiling entry function '")) || (q = strstr(buf, "Function properties for "))) {
 			const char *nm = strchr(q, '\'') ? strchr(q, '\'') + 1 : q + strlen("Function properties for ");
 			size_t nl = strcspn(nm, "' \t\r");
@@ -185,7 +186,7 @@ int jit_parse_ptxas(const char *log, JitKernelInfo *k, int max)
 			parse_props(cur, buf);
 		line = eol ? eol + 1 : NULL;
 	}
-	return n;
+	return entries > n ? entries : n;   /* more than max: the caller sees what it lost */
 }
 
 /* ---- cache ---- */
@@ -351,8 +352,15 @@ int jit_compile(const char *src, const char *name, const JitOptions *o, JitResul
 	if (cache_store(dir, path, key, out))
 		fprintf(stderr, "cake: warning: cannot write the JIT cache entry %s: %s\n", path, strerror(errno));
 done:
-	if (rc == JIT_OK)
+	if (rc == JIT_OK) {
 		out->nkern = jit_parse_ptxas(out->log, out->kern, (int)NELEM(out->kern));
+		if (out->nkern > (int)NELEM(out->kern)) {   /* a report per kernel or none: spills must not go unseen */
+			snprintf(err, errlen, "%s holds %d kernels; one translation unit reports at most %d (split the file)",
+			         name ? name : "the source", out->nkern, (int)NELEM(out->kern));
+			out->nkern = (int)NELEM(out->kern);
+			rc = JIT_COMPILE_ERROR;
+		}
+	}
 	free(opts);
 	/* NVRTC is deliberately not dlclose'd: it keeps process-lifetime state
 	 * (builtins, allocator pools) that unloading would orphan; a later

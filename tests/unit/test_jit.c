@@ -96,9 +96,21 @@ static void test_parse_ptxas(void **state)
 	assert_string_equal(k[1].name, "other");
 	assert_int_equal(k[1].regs, 32);
 	assert_int_equal(k[1].spill_stores, 0);
-	/* a truncated buffer never overflows the array */
-	assert_int_equal(jit_parse_ptxas(log, k, 1), 1);
+	/* a short array never overflows, and the count says what did not fit */
+	JitKernelInfo one[2];
+	memset(one, 0, sizeof one);
+	assert_int_equal(jit_parse_ptxas(log, one, 1), 2);
+	assert_string_equal(one[0].name, "gemm_bf16");
+	assert_string_equal(one[1].name, "");
 	assert_int_equal(jit_parse_ptxas("", k, 4), 0);
+	/* 40 kernels into a 32-slot report: the count is 40 */
+	char big[40 * 160] = "";
+	for (int i = 0; i < 40; i++)
+		snprintf(big + strlen(big), sizeof big - strlen(big),
+		         "ptxas info    : Compiling entry function 'k%d' for 'sm_90a'\nptxas info    : Used 8 registers\n", i);
+	JitKernelInfo many[32];
+	assert_int_equal(jit_parse_ptxas(big, many, 32), 40);
+	assert_string_equal(many[31].name, "k31");
 }
 
 static void test_cache_dir(void **state)
