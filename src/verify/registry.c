@@ -263,9 +263,12 @@ R("CK-RES-001", CAT_CONTRACT, SEV_ERROR, 1, "shared memory exceeds the per-block
   "plus alignment slack for the 16-byte-aligned dynamic base. The total must fit the target's "
   "per-block limit (sm_90a and sm_100a 227 KB, sm_80 163 KB). The finding names the total and "
   "the biggest buffers and suggests a stage count that fits."),
-R("CK-RES-002", CAT_CONTRACT, SEV_ERROR, 1, "register file exceeded",
-  "With per-role register budgets, the sum over roles of regs x threads must fit the 65536 "
-  "32-bit registers of one SM (one block per SM)."),
+R("CK-RES-002", CAT_CONTRACT, SEV_ERROR, 2, "register file exceeded",
+  "With per-role register budgets, the sum over roles of regs x threads must fit the registers "
+  "the CTA is launched with: threads x the multiple of 8 at or below 65536 / threads (at most "
+  "256), which is what ptxas gives a kernel that uses setmaxnreg. setmaxnreg only moves "
+  "registers between warpgroups, so an increase the pool cannot cover waits forever (a 640-thread "
+  "CTA has 61440, not 65536)."),
 R("CK-RES-003", CAT_CONTRACT, SEV_ERROR, 1, "setmaxnreg value",
   "A role's `regs` becomes setmaxnreg, which takes a multiple of 8 between 24 and 256."),
 R("CK-RES-004", CAT_CONTRACT, SEV_ERROR, 1, "register budget per partial warpgroup",

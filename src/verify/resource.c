@@ -14,7 +14,11 @@
  *     then 8-byte mbarriers times stages; plus slack of the largest
  *     alignment for the dynamic base (only 16-byte aligned by the runtime).
  *     sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
- *   - registers: regs x threads summed over roles <= 65536; setmaxnreg takes
+ *   - registers: regs x threads summed over roles <= the registers the CTA is
+ *     launched with, threads x min(256, the multiple of 8 at or below 65536 /
+ *     threads) (ptxas gives a kernel that uses setmaxnreg the most its launch
+ *     bounds allow, and setmaxnreg only moves registers between warpgroups:
+ *     an increase the pool cannot cover blocks forever); setmaxnreg takes
  *     multiples of 8 in 24..256 and acts per warpgroup.
  *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
  *     mbarrier counts within their hardware fields; tx bytes per phase.
@@ -193,16 +197,24 @@ static void check_regs(VCtx *v)
 			maxr = r;
 		}
 	}
-	if (all && sum > REGS_PER_SM && maxr >= 0) {
+	long long threads = 0;
+	for (int r = 0; r < v->nroles; r++)
+		threads += v->roles[r].threads;
+	long long per = threads > 0 ? REGS_PER_SM / threads / 8 * 8 : 0;
+	per = per > 256 ? 256 : per;
+	long long pool = per * threads;   /* what the CTA is launched with; setmaxnreg redistributes it */
+	if (all && sum > pool && maxr >= 0) {
 		StrBuf b = {0};
 		for (int r = 0; r < v->nroles; r++)
 			sb_printf(&b, "%s%s %d x %d", r ? " + " : "", v->roles[r].name, v->roles[r].d->regs,
 			          v->roles[r].threads);
 		Diag *d = v_report(v, "CK-RES-002", v->roles[maxr].d->span, maxr, NULL, -1, -1,
-		                   "roles need %lld registers but one SM has %d", sum, REGS_PER_SM);
-		diag_set(&d->condition, "%s = %lld <= %d", sb_str(&b), sum, REGS_PER_SM);
+		                   "roles need %lld registers but a CTA of %lld threads is launched with %lld x %lld = %lld, "
+		                   "and setmaxnreg only moves registers between warpgroups (a larger increase waits forever)",
+		                   sum, threads, threads, per, pool);
+		diag_set(&d->condition, "%s = %lld <= %lld", sb_str(&b), sum, pool);
 		long long others = sum - maxc;
-		long long fit = (REGS_PER_SM - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
+		long long fit = (pool - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
 		fit = fit / 8 * 8;
 		diag_set(&d->hint, "lower role '%s' to regs %lld or fewer", v->roles[maxr].name, fit);
 		sb_free(&b);
