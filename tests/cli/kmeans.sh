@@ -18,7 +18,7 @@ expect "kmeans D % 8" 2 err 'D = 100 is not a positive multiple of 8'
 run kmeans --shape D=96
 expect "kmeans D without a kernel" 1 err 'written for D = 128, not D = 96'
 run kmeans --shape N=1000,K=512
-expect "kmeans shape outside the domain" 1 err "outside the domain of 'kmeans_assign': 'N % 128 == 0'"
+expect "kmeans shape outside the domain" 1 err "outside the domain of 'kmeans_assign': 'N % 256 == 0'"
 run kmeans --dtype f32
 expect "kmeans bad dtype" 2 err 'bf16 or f16'
 run kmeans --shape Q=3
