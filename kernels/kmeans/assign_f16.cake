@@ -1,13 +1,13 @@
-# kmeans/assign_f16 — the f16 twin of assign.cake (same schedule, f16 points and centroids).
+# kmeans/assign_f16 — the f16 twin of assign.cake, with f16 points and centroids, still on the
+# two-warpgroup schedule that run N measured: the four-warpgroup form of assign.cake was
+# measured on the GPU for bf16 only (run S) before the device time ran out.
 # Flash-KMeans assignment: for every point, the index of its nearest centroid (squared L2), as i32.
 # Ties go to the lower centroid index.
 #
 # argmin_c ‖x − c‖² = argmin_c (½‖c‖² − x·c), because ‖x‖² is the same for every c of a row
 # (halving is exact in f32, so the argmin and its ties are those of ‖c‖² − 2 x·c; written this
 # way the epilogue is one FMA per element instead of two adds).
-# Each CTA owns 256 points, 64 per consumer warpgroup: four of them keep the tensor cores busy
-# while others run the argmin (two warpgroups: 1175 µs, four: 1029 µs at the paper shape, run S).
-# Its x tile (256 × 128 f16, 64 KiB) is loaded once; centroid tiles of
+# Each CTA owns 128 points. Its x tile (128 × 128 f16, 32 KiB) is loaded once; centroid tiles of
 # 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 f16, so every 128-wide tile is
 # held as two 64-column panels (x0/x1, c0/c1) and the distance tile s = x · cᵀ is two wgmmas
 # over the two halves of D. The epilogue
@@ -16,35 +16,35 @@
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
 # B independent batches (grid axis 1, one launch for all of them).
-# Shape domain: N % 256 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
+# Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
 kernel kmeans_assign_f16 target sm_90a
   const D = 128
   param X:     global f16[B, N, D]       # points
   param Cent:  global f16[B, K, D]       # centroids
   param Cnorm: global f32[B, K]         # ‖c‖² per centroid
   param Out:   global i32[B, N]         # nearest centroid per point
-  domain N % 256 == 0, K % 128 == 0, K >= 512
-  grid (N / 256, B) as (bm, b)
-  role load warps 0..3 regs 24
-  role dist warps 4..19 regs 112       # four consumer warpgroups, 64 points each
+  domain N % 128 == 0, K % 128 == 0, K >= 512
+  grid (N / 128, B) as (bm, b)
+  role load warps 0..3 regs 40
+  role dist warps 4..11 regs 232        # two consumer warpgroups, 64 points each
   pipeline cr stages 4
-  smem x0: f16[256, 64] swizzle 128B
-  smem x1: f16[256, 64] swizzle 128B
+  smem x0: f16[128, 64] swizzle 128B
+  smem x1: f16[128, 64] swizzle 128B
   smem c0: f16[128, 64] swizzle 128B ring cr
   smem c1: f16[128, 64] swizzle 128B ring cr
   barrier xfull producers load consumers dist arrivals 1
   barrier full  ring cr producers load consumers dist arrivals 1
-  barrier empty ring cr producers dist consumers load arrivals 4
-  frag s:      f32[256, 128] in dist split m
+  barrier empty ring cr producers dist consumers load arrivals 2
+  frag s:      f32[128, 128] in dist split m
   frag cn:     f32[128] in dist
-  frag tmin:   f32[256] in dist split m
-  frag targ:   i32[256] in dist split m
-  frag best_d: f32[256] in dist split m
-  frag best_i: i32[256] in dist split m
+  frag tmin:   f32[128] in dist split m
+  frag targ:   i32[128] in dist split m
+  frag best_d: f32[128] in dist split m
+  frag best_i: i32[128] in dist split m
 {
   in load {
-    tma x0 <- X[b, bm * 256 +: 256, 0 +: 64] signal xfull
-    tma x1 <- X[b, bm * 256 +: 256, 64 +: 64] signal xfull
+    tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull
+    tma x1 <- X[b, bm * 128 +: 128, 64 +: 64] signal xfull
     for j in 0 .. K / 128 pipelined cr {
       wait empty
       tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full
@@ -67,7 +67,7 @@ kernel kmeans_assign_f16 target sm_90a
       best_i = where(tmin < best_d, targ + j * 128, best_i)
       best_d = min(best_d, tmin)
     }
-    store Out[b, bm * 256 +: 256] <- best_i
+    store Out[b, bm * 128 +: 128] <- best_i
   }
 }
 
