@@ -294,7 +294,9 @@ R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 1, "fragment used before initialisati
   "`wgmma acc += ...` / `mma acc += ...` accumulates into acc, and an assignment such as "
   "`o = o * rows(alpha)` reads its own target; unless the role first initialises the fragment "
   "(`acc = 0`, a non-accumulating `wgmma acc = ...`, or a load) it computes with garbage "
-  "registers. Tracked in program order per role (loop bodies once, both if branches)."),
+  "registers. Tracked in program order per role (loop bodies once, both if branches); inside "
+  "`if j > c` with c the constant start of loop j, what the loop body writes counts as carried "
+  "from an earlier iteration."),
 R("CK-SCHED-002", CAT_SCHEDULE, SEV_WARNING, 1, "unused resource",
   "A declared shared buffer, barrier, fragment or pipeline that no statement uses costs "
   "shared memory or registers and usually means a schedule edit was left half done."),

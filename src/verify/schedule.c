@@ -97,7 +97,7 @@ static void check_roles(VCtx *v)
 
 /* ---- initialisation ---- */
 
-static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth);
+static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp);
 
 /* a fragment read by expression x before the role initialised it */
 static void uninit_reads(VCtx *v, int r, bool *init, Stmt *s, const Expr *x)
@@ -118,16 +118,69 @@ static void uninit_reads(VCtx *v, int r, bool *init, Stmt *s, const Expr *x)
 	}
 }
 
-static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
+/* Mark in w every fragment a statement of body (nested included) initialises:
+ * assigned, loaded, or the target of a wgmma/mma without `+=`. */
+static void written_frags(VCtx *v, Stmt **body, int n, bool *w, int depth)
+{
+	for (int i = 0; i < n && depth <= 64; i++) {
+		Stmt *s = body[i];
+		int f = -1;
+		if (!s)
+			continue;
+		if (s->kind == S_LOAD || ((s->kind == S_WGMMA || s->kind == S_MMA) && !s->accumulate))
+			f = v_frag(v, v_refname(s->dst));
+		for (int k = 0; s->kind == S_ASSIGN && k < s->nlhs; k++)
+			if ((f = v_frag(v, v_refname(s->lhs[k]))) >= 0)
+				w[f] = true;
+		if (f >= 0)
+			w[f] = true;
+		written_frags(v, s->body, s->nbody, w, depth + 1);
+		written_frags(v, s->els, s->nels, w, depth + 1);
+	}
+}
+
+/* Is cond false on the first iteration of loop `lp` (which starts at the constant
+ * lp->lo)? `j > c`, `c < j`, `j >= c + 1`, `j != c` with j the loop variable. */
+static bool skips_first_iteration(const Stmt *lp, const Expr *cond)
+{
+	if (!lp || !lp->name || !lp->lo || lp->lo->kind != E_INT || !cond || cond->kind != E_BINARY)
+		return false;
+	long long c = lp->lo->ival;
+	const Expr *a = cond->lhs, *b = cond->rhs;
+	bool jl = a && a->kind == E_IDENT && a->name && !strcmp(a->name, lp->name) && b && b->kind == E_INT;
+	bool jr = b && b->kind == E_IDENT && b->name && !strcmp(b->name, lp->name) && a && a->kind == E_INT;
+	if (jl)
+		return (cond->op == '>' && b->ival >= c) || (cond->op == OP_GE && b->ival > c) || (cond->op == OP_NE && b->ival == c);
+	if (jr)
+		return (cond->op == '<' && a->ival >= c) || (cond->op == OP_LE && a->ival > c) || (cond->op == OP_NE && a->ival == c);
+	return false;
+}
+
+/* lp: the innermost loop around s (for values carried from an earlier iteration). */
+static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth, const Stmt *lp)
 {
 	int f;
 	switch (s->kind) {
 	case S_FOR:
-		init_body(v, r, init, s->body, s->nbody, depth + 1);
+		init_body(v, r, init, s->body, s->nbody, depth + 1, s);
 		return;
 	case S_IF:
-		init_body(v, r, init, s->body, s->nbody, depth + 1);
-		init_body(v, r, init, s->els, s->nels, depth + 1);
+		if (lp && skips_first_iteration(lp, s->cond)) {
+			/* not on the first iteration: whatever the loop body writes was written by an
+			 * earlier iteration (`if j > 0 { use t }` ... `t = ...`) */
+			bool *w = arena_alloc(v->a, sizeof(bool) * (size_t)(v->nfrags + 1));
+			bool *tmp = arena_alloc(v->a, sizeof(bool) * (size_t)(v->nfrags + 1));
+			written_frags(v, lp->body, lp->nbody, w, depth);
+			for (int k = 0; k < v->nfrags; k++)
+				tmp[k] = init[k] || w[k];
+			init_body(v, r, tmp, s->body, s->nbody, depth + 1, lp);
+			for (int k = 0; k < v->nfrags; k++)
+				init[k] = init[k] || (tmp[k] && !w[k]);   /* carried values stay the loop's business */
+			init_body(v, r, init, s->els, s->nels, depth + 1, lp);
+			return;
+		}
+		init_body(v, r, init, s->body, s->nbody, depth + 1, lp);
+		init_body(v, r, init, s->els, s->nels, depth + 1, lp);
 		return;
 	case S_WGMMA:
 	case S_MMA:
@@ -171,13 +224,13 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth)
 	}
 }
 
-static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth)
+static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp)
 {
 	if (depth > 64)
 		return;
 	for (int i = 0; i < n; i++)
 		if (body[i])
-			init_stmt(v, r, init, body[i], depth);
+			init_stmt(v, r, init, body[i], depth, lp);
 }
 
 static void check_init(VCtx *v)
@@ -186,7 +239,7 @@ static void check_init(VCtx *v)
 		if (!v->roles[r].prog)
 			continue;
 		bool *init = arena_alloc(v->a, sizeof(bool) * (size_t)(v->nfrags + 1));
-		init_body(v, r, init, v->roles[r].prog->body, v->roles[r].prog->nbody, 0);
+		init_body(v, r, init, v->roles[r].prog->body, v->roles[r].prog->nbody, 0, NULL);
 	}
 }
 
