@@ -290,7 +290,7 @@ R("CK-RES-009", CAT_CONTRACT, SEV_WARNING, 1, "fragments exceed the role's regis
   "threads holding them: all the role's threads for a split fragment, one warpgroup's for an "
   "unsplit one, which every warpgroup replicates) and compares with the role's `regs`; more "
   "means certain spills (fragment lifetimes are not modelled, so it is a warning)."),
-R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 1, "fragment used before initialisation",
+R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 2, "fragment used before initialisation",
   "`wgmma acc += ...` / `mma acc += ...` accumulates into acc, and an assignment such as "
   "`o = o * rows(alpha)` reads its own target; unless the role first initialises the fragment "
   "(`acc = 0`, a non-accumulating `wgmma acc = ...`, or a load) it computes with garbage "
