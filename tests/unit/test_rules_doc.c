@@ -47,7 +47,7 @@ static int scan_text(const char *path, const char *s, int *seen)
 		id[n] = 0;
 		(*seen)++;
 		if (!rule_find(id)) {
-			print_message("  %s uses %s, which is not in the registry (src/verify/registry.c)\n",
+			print_message("  %s uses %s, which is not in the registry (src/base/registry.c)\n",
 			              path, id);
 			missing++;
 		}

@@ -1,0 +1,26 @@
+/*
+ * verify.c — the verifier's dispatcher.
+ *
+ * verify_kernel builds the shared model (verify_int.h: roles, resources,
+ * statements in program order, domain samples) once and hands it to each
+ * rule family in a fixed order: a flat list, one line per family file.
+ * Families never stop at the first finding, and severities come only from
+ * the registry (src/base/registry.c).
+ */
+#include "verify_int.h"
+
+void verify_kernel(Ctx *c, Kernel *k)
+{
+	if (!c || !k)
+		return;
+	VCtx v;
+	vmodel_build(&v, c, k);
+	verify_resource(&v);
+	verify_contract(&v);
+	verify_barrier(&v);
+	verify_race(&v);
+	verify_dataflow(&v);
+	verify_schedule(&v);
+	verify_deadlock(&v);
+	vmodel_free(&v);
+}
