@@ -6,7 +6,7 @@
 # Raster: `group 16` visits the tiles 16 rows of bm at a time (bm fastest), so the CTAs in
 # flight share A and B tiles in L2 (bench/proto/NOTES.md run 4: +4-8% at 8192^3).
 # Shape domain: M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64.
-kernel gemm_bf16_persistent target sm_90a
+kernel gemm_bf16_persistent target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

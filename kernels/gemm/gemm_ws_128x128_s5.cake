@@ -3,7 +3,7 @@
 # a 5-stage ring of 128x64 A and B tiles (32 KiB per stage, 160 KiB in all). The deeper ring
 # hides more load latency than the s4 kernel at the same shared-memory budget.
 # Shape domain: M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 64.
-kernel gemm_bf16_128x128 target sm_90a
+kernel gemm_bf16_128x128 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

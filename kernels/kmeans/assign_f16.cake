@@ -17,7 +17,7 @@
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
 # B independent batches (grid axis 1, one launch for all of them).
 # Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
-kernel kmeans_assign_f16 target sm_90a
+kernel kmeans_assign_f16 target sm_90a family kmeans_assign
   const D = 128
   param X:     global f16[B, N, D]       # points
   param Cent:  global f16[B, K, D]       # centroids
@@ -75,7 +75,7 @@ kernel kmeans_assign_f16 target sm_90a
 # 128B swizzle spans exactly 64 f16), so the distance tile is a single wgmma, and centroid tiles
 # stream through a 2-stage ring (K = 256 is only two tiles). Shape domain: N % 128 == 0,
 # K % 128 == 0, K >= 256, D == 64.
-kernel kmeans_assign_d64_f16 target sm_90a
+kernel kmeans_assign_d64_f16 target sm_90a family kmeans_assign
   const D = 64
   param X:     global f16[B, N, D]
   param Cent:  global f16[B, K, D]

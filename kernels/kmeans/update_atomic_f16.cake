@@ -45,7 +45,7 @@ kernel kmeans_scatter_f16 target sm_90a
   }
 }
 
-kernel kmeans_divide_f16 target sm_90a
+kernel kmeans_divide_f16 target sm_90a family kmeans_divide
   const D = 128
   param Sums:    global f32[B, K, D]
   param Counts:  global i32[B, K]
@@ -126,7 +126,7 @@ kernel kmeans_scatter_d64_f16 target sm_90a
   }
 }
 
-kernel kmeans_divide_d64_f16 target sm_90a
+kernel kmeans_divide_d64_f16 target sm_90a family kmeans_divide
   const D = 64
   param Sums:    global f32[B, K, D]
   param Counts:  global i32[B, K]

@@ -7,7 +7,7 @@
 # by the segment length. The result is deterministic (no atomics, a fixed summation order) and a
 # heavy cluster costs no contention; the price is the sort. An empty cluster keeps its centroid.
 # Shape domain: D == 128, K1 == K + 1 (see README.md).
-kernel kmeans_update_segmented target sm_90a
+kernel kmeans_update_segmented target sm_90a family kmeans_segmented
   const D = 128
   param X:       global bf16[N, D]
   param Order:   global i32[N]         # point ids grouped by cluster

@@ -146,7 +146,7 @@ kernel kmeans_fill target sm_90a
   }
 }
 
-kernel kmeans_segsum target sm_90a
+kernel kmeans_segsum target sm_90a family kmeans_segsum
   const D = 128
   param X:       global bf16[B, N, D]
   param Order:   global i32[B, N]
@@ -171,7 +171,7 @@ kernel kmeans_segsum target sm_90a
   }
 }
 
-kernel kmeans_segsum_f16 target sm_90a
+kernel kmeans_segsum_f16 target sm_90a family kmeans_segsum
   const D = 128
   param X:       global f16[B, N, D]
   param Order:   global i32[B, N]
@@ -196,7 +196,7 @@ kernel kmeans_segsum_f16 target sm_90a
   }
 }
 
-kernel kmeans_segsum_d64 target sm_90a
+kernel kmeans_segsum_d64 target sm_90a family kmeans_segsum
   const D = 64
   param X:       global bf16[B, N, D]
   param Order:   global i32[B, N]
@@ -221,7 +221,7 @@ kernel kmeans_segsum_d64 target sm_90a
   }
 }
 
-kernel kmeans_segsum_d64_f16 target sm_90a
+kernel kmeans_segsum_d64_f16 target sm_90a family kmeans_segsum
   const D = 64
   param X:       global f16[B, N, D]
   param Order:   global i32[B, N]

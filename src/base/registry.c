@@ -496,6 +496,18 @@ R("CK-SEM-042", CAT_LANGUAGE, SEV_ERROR, 1, "tile group on a grid that is not 2-
   "The grouped raster maps one linear tile index onto the two block coordinates (x, y) of a "
   "2-D tile space: a 1-D grid has no second axis to group, and a 3-D grid has no defined "
   "order for its third axis, so `group` is accepted only on a grid with exactly two extents."),
+R("CK-SEM-043", CAT_LANGUAGE, SEV_ERROR, 1, "unknown kernel family",
+  "`family NAME` names the kernel family module (src/family/) that supplies the kernel's "
+  "seeded inputs, shape refusals, float64 oracle with its tolerance, and operation counts; "
+  "the runner never guesses a family from the parameter list. A name that no module "
+  "registers is an error (with the nearest registered name as a hint), so a typo cannot "
+  "silently leave a kernel unchecked. `cake families` lists the registered names."),
+R("CK-SEM-044", CAT_LANGUAGE, SEV_ERROR, 1, "parameters do not fit the family",
+  "A family binds the kernel's global parameters by name and checks their element types "
+  "and ranks (for example `gemm`: A bf16[M, K], B bf16[N, K], C bf16 or f32 [M, N]). A "
+  "kernel that names a family whose parameter contract it does not meet is rejected before "
+  "anything runs, naming the parameter and what the family expects, because the family's "
+  "oracle would otherwise read the wrong buffers."),
 R("CK-SYN-001", CAT_LANGUAGE, SEV_ERROR, 1, "unexpected token",
   "The parser expected a specific token or construct (named in the message with its "
   "context) and found another; it recovers at the next declaration or statement keyword so "

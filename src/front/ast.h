@@ -170,7 +170,7 @@ struct Expr {
 
 typedef enum DeclKind {
 	D_PARAM, D_CONST, D_DOMAIN, D_GRID, D_CLUSTER, D_ROLE, D_PIPELINE,
-	D_SMEM, D_BARRIER, D_FRAG,
+	D_SMEM, D_BARRIER, D_FRAG, D_FAMILY,
 } DeclKind;
 
 typedef enum SplitKind { SPLIT_NONE = 0, SPLIT_M, SPLIT_N } SplitKind;
@@ -316,6 +316,7 @@ typedef struct Kernel {
 	const char **dims;    /* symbolic dims in order of first appearance */
 	int ndims;
 	Decl *grid, *cluster;
+	Decl *family;         /* `family NAME` (name in ->name), or NULL: no family, no oracle */
 	Decl **domains;
 	int ndomains;
 	int nstmts;

@@ -9,8 +9,11 @@
  */
 #include "front.h"
 
+#include <string.h>
+
 void ctx_init(Ctx *c, SourceSet *srcs, DiagList *diags)
 {
+	memset(c, 0, sizeof *c);
 	arena_init(&c->arena);
 	c->srcs = srcs;
 	c->diags = diags;

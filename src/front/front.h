@@ -15,6 +15,10 @@ typedef struct Ctx {
 	SourceSet *srcs;
 	DiagList *diags;
 	int max_depth;          /* nesting limit for the parser (default 256) */
+	/* the kernel families a `family NAME` clause may name (set by the
+	 * pipeline from src/family/; NULL: names are not checked by sema) */
+	const char *const *families;
+	int nfamilies;
 } Ctx;
 
 /* Initialise ctx over caller-owned sources and diagnostics. */

@@ -1482,6 +1482,12 @@ static Kernel *parse_kernel(Parser *p)
 			k->target_span = advance(p).span;
 		}
 	}
+	if (!p->panic && tok_is(peek(p, 0), "family")) {
+		Token lead = advance(p);
+		Decl *d = new_decl(p, D_FAMILY, &lead);
+		d->name = expect_any_name(p, "family", "after 'family'", &d->name_span);
+		k->family = d->name ? d : NULL;
+	}
 	if (p->panic)
 		sync_decl(p);
 	Vec decls = {0};

@@ -304,6 +304,8 @@ static void print_decl(StrBuf *b, const Decl *d)
 		if (d->group_stated || d->group)
 			sb_printf(b, " group %d", d->group);
 		break;
+	case D_FAMILY:
+		break;   /* printed in the kernel header */
 	case D_CLUSTER:
 		sb_puts(b, "cluster (");
 		print_list(b, d->exprs, d->nexprs);
@@ -499,7 +501,10 @@ static void print_kernel(Printer *p, const Kernel *k, bool first)
 	flush_comments(p, k->span.off);
 	if (k->blank_before)
 		blank_line(p);
-	sb_printf(b, "kernel %s target %s\n", nm(k->name), target_name(k->target));
+	sb_printf(b, "kernel %s target %s", nm(k->name), target_name(k->target));
+	if (k->family)
+		sb_printf(b, " family %s", nm(k->family->name));
+	sb_putc(b, '\n');
 	p->indent = 1;
 	p->block_start = true;
 	for (int i = 0; i < k->ndecls; i++) {

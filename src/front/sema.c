@@ -139,6 +139,31 @@ static void scope_pop(Sema *s, int mark)
 	s->scope.len = mark;
 }
 
+/* `family NAME` in the kernel header: NAME must be one of the families the
+ * pipeline registered (Ctx.families; unchecked when the context has none). */
+static void check_family(Sema *s, const Decl *d)
+{
+	const Ctx *c = s->c;
+	if (!d || !c->families || !d->name)
+		return;
+	const char *best = NULL;
+	int bestd = 3;
+	for (int i = 0; i < c->nfamilies; i++) {
+		if (!strcmp(c->families[i], d->name))
+			return;
+		int e = edit_distance(d->name, c->families[i], 2);
+		if (e < bestd) {
+			bestd = e;
+			best = c->families[i];
+		}
+	}
+	Diag *dg = sema_err(s, "CK-SEM-043", d->name_span, "unknown kernel family '%s'", d->name);
+	if (best)
+		diag_set(&dg->hint, "did you mean '%s'? `cake families` lists them", best);
+	else
+		diag_set(&dg->hint, "`cake families` lists the families; drop the clause for a kernel without an oracle");
+}
+
 /* Closest visible name of an allowed kind (mask of 1<<SymKind; 0 = any). */
 static const char *suggest(Sema *s, const char *name, unsigned mask)
 {
@@ -400,6 +425,8 @@ static void check_decls(Sema *s)
 			d->id = domains.len;
 			vec_push(&domains, d);
 			break;
+		case D_FAMILY:
+			break;   /* in the kernel header, not among the declarations */
 		case D_GRID: case D_CLUSTER: {
 			Decl **slot = d->kind == D_GRID ? &k->grid : &k->cluster;
 			if (*slot) {
@@ -550,6 +577,8 @@ static void check_decls(Sema *s)
 				diag_set(&dg->hint, "split n divides columns and needs rank 2; use split m or no split");
 			}
 			break;
+		case D_FAMILY:
+			break;   /* in the kernel header (check_family) */
 		}
 	}
 	/* roles must not share warps */
@@ -1106,6 +1135,7 @@ static void sema_kernel(Sema *s, Kernel *k)
 	int nerr0 = s->c->diags->nerr;
 	s->k = k;
 	k->grid = k->cluster = NULL;
+	check_family(s, k->family);
 	check_decls(s);
 	check_body(s);
 	k->nsyms = s->ksyms.len;

@@ -1236,6 +1236,7 @@ Plan *derive_plan(Ctx *c, Kernel *k)
 	derive_frags(&d);
 	derive_launch(&d);
 	derive_args(&d);
+	derive_param_uses(c, p);
 	return d.ok ? p : NULL;
 }
 

@@ -210,6 +210,24 @@ typedef struct CakeHangRecord {
 	uint32_t reserved[6];
 } CakeHangRecord;     /* 64 bytes */
 
+/* ---- how the kernel uses each parameter (the runner's poisoning contract) ---- */
+
+/* One entry per Kernel.params index. The runner and the launch layer read
+ * these instead of walking statements: an output is poisoned (0xFF bytes)
+ * before every launch so an unwritten element is caught; an accumulator
+ * (written by atomic_add) is zeroed instead; a sparse output (written only
+ * by atomic_add or scatter stores) may legitimately leave elements
+ * unwritten. A family may further declare a parameter in place (its input
+ * values are uploaded before every launch; family.h). */
+typedef struct PlanParam {
+	const char *name;
+	Decl *decl;
+	bool global;                /* a global tensor (else a scalar) */
+	bool output;                /* some store, tma store or atomic_add writes it */
+	bool accum;                 /* written by atomic_add */
+	bool sparse;                /* written only by atomic_add or scatter stores */
+} PlanParam;
+
 /* ---- the plan ---- */
 
 typedef struct Plan {
@@ -256,6 +274,9 @@ typedef struct Plan {
 	 * --debug-hang takes one more, last, argument (CakeHangRecord *). */
 	PlanArg *args;
 	int nargs;
+	/* parameter uses, per Kernel.params index */
+	PlanParam *params;
+	int nparams;
 	int base_regs;              /* per-thread register budget at launch:
 	                             * min(255, 65536 / block_threads) rounded down to 8 */
 	/* tile space and raster order (LANGUAGE.md §4.5) */
@@ -269,6 +290,9 @@ typedef struct Plan {
 /* Derive the plan of kernel k (target must be sm_90a; k must have passed
  * sema). Returns NULL after reporting CK-LOW-* errors to c->diags. */
 Plan *derive_plan(Ctx *c, Kernel *k);
+
+/* derive step (params.c): fill p->params from the statements of p->kernel. */
+void derive_param_uses(Ctx *c, Plan *p);
 
 /* Print the plan as the human-readable `cake build --emit=plan` table. */
 void plan_print(StrBuf *out, const Plan *p);
@@ -296,10 +320,6 @@ bool eval_domain(const Kernel *k, const long long *dimvals, const char **failed_
  * the parentheses C precedence needs. Callers embedding it in a larger C
  * expression wrap it in parentheses. */
 void lower_expr_c(StrBuf *out, const Expr *e, const Kernel *k);
-
-/* Entry point of `cake build FILE [--emit=plan|cuda|cubin] [-o OUT] [--debug-hang]`;
- * returns the process exit status (0 ok, 1 errors in the program, 2 usage). */
-int build_main(int argc, char **argv);
 
 /* ---- helpers shared by derive.c and sm90.c (not part of the runner ABI) ---- */
 

@@ -53,11 +53,19 @@ run check --dump=tokens "$FIX/ok.cake"
 expect "--dump=tokens goes to stderr" 0 err "ok.cake:3:1: .*'kernel'"
 [ ! -s "$T/out" ] && ok "--dump keeps stdout clean" || bad "--dump keeps stdout clean" "stdout not empty"
 run check --dump=ast "$FIX/ok.cake"
-expect "--dump=ast" 0 err '^# --dump=ast$' err 'kernel gemm_bf16'
+expect "--dump=ast (= --dump-after=parse)" 0 err '^# --dump-after=parse$' err 'kernel gemm_bf16'
 run check --dump=sema "$FIX/ok.cake"
-expect "--dump=sema" 0 err '^# --dump=sema$' err 'kernel gemm_bf16'
+expect "--dump=sema (= --dump-after=sema)" 0 err '^# --dump-after=sema$' err 'kernel gemm_bf16'
 run check --dump=ast "$FIX/syntax_error.cake"
-expect "--dump=ast on broken input still dumps and reports" 1 err '^# --dump=ast$' out 'error: '
+expect "--dump=ast on broken input still dumps and reports" 1 err '^# --dump-after=parse$' out 'error: '
+run check --dump-after=verify "$FIX/ok.cake"
+expect "--dump-after=verify shows the findings so far" 0 err '^# --dump-after=verify$'
+run check --dump-after=lower "$FIX/ok.cake"
+expect "check --dump-after=lower is refused (build dumps later stages)" 2 err "unknown stage 'lower' for check"
+run build --dump-after=derive "$FIX/ok.cake"
+expect "build --dump-after=derive prints the plan to stderr" 0 err '^# --dump-after=derive$' err 'plan of kernel gemm_bf16' out '__global__'
+run build --dump-after=bogus "$FIX/ok.cake"
+expect "build --dump-after=bogus" 2 err "unknown stage 'bogus'"
 
 # exit status and summary agree with the findings, for every corpus file
 # (clean, warnings-only and broken alike); one python run checks them all

@@ -25,7 +25,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "gpu/gpu.h"
+#include "gpu/run.h"
+#include "cmd/cmd.h"
 #include "lower/lower.h"
 #include "testlib.h"
 
@@ -45,7 +46,7 @@ static int run(int n, ...)
 	va_end(ap);
 	argv[n + 1] = NULL;
 	fflush(stdout);
-	return run_main(n + 1, argv);
+	return cmd_run(n + 1, argv);
 }
 
 static void test_bf16_roundtrip(void **state)

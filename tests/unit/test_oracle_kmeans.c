@@ -24,7 +24,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "gpu/gpu.h"
+#include "family/oracle.h"
 
 enum { N = 96, K = 12, D = 16 };
 

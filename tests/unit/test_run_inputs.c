@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "front/ast.h"
-#include "gpu/gpu.h"
+#include "gpu/run.h"
 
 static void test_f16_finite_nonzero(void **state)
 {

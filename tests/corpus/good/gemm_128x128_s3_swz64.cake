@@ -1,5 +1,5 @@
 # gemm_128x128_s3_swz64 — bf16 GEMM with a K tile of 32 (64-byte rows), so the tiles use the 64B swizzle; 3 stages, two consumer warpgroups.
-kernel gemm_128x128_s3_swz64 target sm_90a
+kernel gemm_128x128_s3_swz64 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

@@ -1,5 +1,5 @@
 # gemm_128x128_s6 — bf16 GEMM with a 6-stage ring of 128x64 tiles (192 KiB of shared memory), two consumer warpgroups.
-kernel gemm_128x128_s6 target sm_90a
+kernel gemm_128x128_s6 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

@@ -1,5 +1,5 @@
 # gemm_128x256_s2 — bf16 GEMM, 128x256 tile, two consumer warpgroups, 2-stage ring (the smallest ring that overlaps load and compute).
-kernel gemm_128x256_s2 target sm_90a
+kernel gemm_128x256_s2 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

@@ -1,5 +1,5 @@
 # gemm_256x128_s3 — bf16 GEMM with a 256x128 tile: each of the two consumer warpgroups owns 128 accumulator rows (two wgmma row blocks), 3 stages.
-kernel gemm_256x128_s3 target sm_90a
+kernel gemm_256x128_s3 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

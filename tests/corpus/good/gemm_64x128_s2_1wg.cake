@@ -1,5 +1,5 @@
 # gemm_64x128_s2_1wg — bf16 GEMM C = A·Bᵀ with a single wgmma consumer warpgroup (64x128 tile) and the shallowest ring (2 stages).
-kernel gemm_64x128_s2_1wg target sm_90a
+kernel gemm_64x128_s2_1wg target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

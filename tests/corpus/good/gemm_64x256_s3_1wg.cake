@@ -1,5 +1,5 @@
 # gemm_64x256_s3_1wg — bf16 GEMM, one consumer warpgroup owning a 64x256 accumulator (128 f32 registers per thread), 3-stage ring.
-kernel gemm_64x256_s3_1wg target sm_90a
+kernel gemm_64x256_s3_1wg target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

@@ -1,6 +1,6 @@
 # gemm_cluster_2x1 — bf16 GEMM launched in clusters of two CTAs along N (neighbouring column
 # tiles share the A tile's rows, so they are co-scheduled on one GPC and hit L2 together).
-kernel gemm_cluster_2x1 target sm_90a
+kernel gemm_cluster_2x1 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

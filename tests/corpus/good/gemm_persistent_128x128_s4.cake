@@ -1,7 +1,7 @@
 # gemm_persistent_128x128_s4 — persistent bf16 GEMM: one CTA per SM walks the 128x128 output
 # tiles; the 4-stage ring's stage and phase continue across tiles, so loads for the next tile
 # overlap the epilogue of the current one.
-kernel gemm_persistent_128x128_s4 target sm_90a
+kernel gemm_persistent_128x128_s4 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

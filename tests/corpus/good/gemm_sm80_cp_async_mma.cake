@@ -2,7 +2,7 @@
 # into a 3-stage ring with cp.async and arrives on `full` (the arrival completes when its copies
 # land); two warpgroups compute with mma.sync (fragments loaded from shared memory by the
 # compiler) and release the stage on `empty`. No TMA, no wgmma, no register reallocation.
-kernel gemm_sm80_cp_async_mma target sm_80
+kernel gemm_sm80_cp_async_mma target sm_80 family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

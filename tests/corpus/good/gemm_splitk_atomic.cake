@@ -1,7 +1,7 @@
 # gemm_splitk_atomic — split-K bf16 GEMM for small M·N and long K: the grid's third axis
 # splits K into 4 slices; each CTA accumulates its slice and adds the f32 partial tile into C
 # with atomics (C must be zeroed before the launch).
-kernel gemm_splitk_atomic target sm_90a
+kernel gemm_splitk_atomic target sm_90a family gemm
   const SPLIT = 4
   param A: global bf16[M, K]
   param B: global bf16[N, K]

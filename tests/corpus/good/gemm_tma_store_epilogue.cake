@@ -2,7 +2,7 @@
 # write the bf16 tile into `cs`, publish it to the async proxy (fence + named barrier) and one
 # elected thread stores it to C with one TMA bulk tensor store. `cs` is unswizzled, so its
 # 256-byte rows make a legal TMA box (a swizzled buffer's rows may span at most 128 bytes).
-kernel gemm_tma_store_epilogue target sm_90a
+kernel gemm_tma_store_epilogue target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]

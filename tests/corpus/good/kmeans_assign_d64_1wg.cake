@@ -1,7 +1,7 @@
 # kmeans_assign_d64_1wg — KMeans assignment for D = 64 with one consumer warpgroup: 64 points
 # per CTA against centroid tiles of 256 (one 64x256 wgmma per tile), 3-stage ring, running
 # argmin in registers, ties to the lower centroid index.
-kernel kmeans_assign_d64_1wg target sm_90a
+kernel kmeans_assign_d64_1wg target sm_90a family kmeans_assign
   const D = 64
   param X:     global bf16[N, D]
   param Cent:  global bf16[K, D]

@@ -2,7 +2,7 @@
 # panels), 128 points per CTA, 3-stage centroid ring, two consumer warpgroups. Also writes the
 # squared distance to the chosen centroid (‖x‖² + best), which Flash-KMeans uses for the
 # inertia and for empty-cluster reseeding.
-kernel kmeans_assign_f16_s3 target sm_90a
+kernel kmeans_assign_f16_s3 target sm_90a family kmeans_assign
   const D = 128
   param X:     global f16[N, D]
   param Cent:  global f16[K, D]

@@ -4,7 +4,7 @@
 # (f64 oracle, run Q in bench/RESULTS.md) but 0.89x the lockstep kernels/kmeans/assign.cake,
 # so it is kept here as a schedule the verifier and the lowering must accept (token barriers
 # between consumer roles, a wait under `if j > 0` inside a pipelined loop), not in the corpus.
-kernel kmeans_assign_pp target sm_90a
+kernel kmeans_assign_pp target sm_90a family kmeans_assign
   const D = 128
   param X:     global bf16[B, N, D]
   param Cent:  global bf16[B, K, D]

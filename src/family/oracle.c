@@ -1,5 +1,5 @@
 /*
- * oracle.c — CPU references the runner checks GPU outputs against.
+ * oracle.c — CPU references the kernel families check GPU outputs against.
  *
  * A GPU result is only as trustworthy as the reference it is compared with,
  * so the references are deliberately simple: float64 accumulation over the
@@ -13,7 +13,7 @@
  * [-1, 1] and never exactly zero (zeros hide unwritten outputs and can run
  * faster than real data).
  */
-#include "gpu.h"
+#include "oracle.h"
 
 #include <math.h>
 #include <pthread.h>

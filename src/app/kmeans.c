@@ -1,10 +1,12 @@
 /*
- * kmeans_cmd.c — `cake kmeans`: Lloyd's k-means end to end on the GPU with
- * the Cake IR kernels of kernels/kmeans/.
+ * kmeans.c — the k-means app: Lloyd's k-means end to end on the GPU with
+ * the Cake IR kernels of kernels/kmeans/ (options in kmeans.h; the command
+ * is src/cmd/kmeans.c).
  *
- *   cake kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N]
- *               [--tol T] [--seed S] [--input FILE] [--check-rows N] [--no-check]
- *               [--kernels DIR] [--device N] [--format=text|json]
+ * Each kernel goes through the pipeline (cake_compile up to the lowering,
+ * cake_jit once the device is open) and is launched through the launch
+ * layer: geometry, tensor maps and argument blocks all come from its Plan;
+ * buffers are bound to parameters by name.
  *
  * Points are seeded uniform values in [-1, 1], or read with --input from a
  * raw file of exactly B*N*D 16-bit values (bf16 or f16 bits per --dtype).
@@ -33,7 +35,7 @@
  * update oracle. A failed check is exit status 1.
  *
  * Bad input is refused before anything is launched: N = 0, K > N, D not a
- * multiple of 8, shapes outside the kernels' `domain` (named), a D the
+ * multiple of 8 (app_kmeans_refusal), shapes outside the kernels' `domain` (named), a D the
  * kernels were not written for, and non-finite input values (which would
  * otherwise be assigned silently). Without a GPU driver the command says so
  * in one line (gpu_no_driver_msg) with exit status GPU_EXIT_NO_DRIVER,
@@ -41,36 +43,33 @@
  * isolation child): it is a benchmark and a demonstration, not a verdict
  * on an untrusted candidate; `cake run` is the isolated path.
  */
-#include "gpu.h"
-#include "../lower/lower.h"
-#include "../verify/verify.h"
+#include "kmeans.h"
+#include "../gpu/launch.h"
+#include "../family/oracle.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* One compiled Cake kernel ready to launch. */
+/* One Cake kernel of the loop: its pipeline unit and its launch. */
 typedef struct KmKernel {
 	const char *file, *name;
+	CakeUnit u;             /* through the pipeline (compiled up to the lowering, then jit) */
+	bool compiled;          /* u holds something to free */
 	Kernel *k;
 	Plan *p;
-	long long dimvals[64];
-	char *src;              /* generated CUDA C++ (malloc'd) */
-	JitResult jit;
-	void *mod, *fn;
-	unsigned grid[3], block[3], cluster[3];
+	long long dimvals[LAUNCH_MAX_DIMS];
+	Launch L;               /* the launch layer: geometry, module, argument block */
 	bool batched;           /* the kernel has a dim B: one launch covers every batch */
 } KmKernel;
 
-/* The argument block of one launch (tensor maps must stay alive and aligned). */
+/* The argument block of one launch of a per-batch (unbatched) kernel. */
 typedef struct KmArgs {
-	GpuTensorMap *maps;
-	uint64_t *vals;
-	void **args;
+	Launch L;
+	bool set;
 } KmArgs;
 
-enum { KM_UPDATE_AUTO, KM_UPDATE_SORTED, KM_UPDATE_ATOMIC };
 
 /* Device buffer bound to a kernel parameter name for one launch. */
 typedef struct KmBind {
@@ -78,178 +77,71 @@ typedef struct KmBind {
 	GpuPtr p;
 } KmBind;
 
-typedef struct KmOpts {
-	long long B, N, D, K;
-	bool f16, json, check;
-	int update;             /* KM_UPDATE_AUTO, _SORTED or _ATOMIC */
-	int iters, check_rows, device;
-	double tol;
-	uint64_t seed;
-	const char *dir;
-	const char *input;      /* raw [B,N,D] 16-bit points, or NULL: seeded uniform [-1, 1] */
-} KmOpts;
-
-static int km_usage(const char *fmt, const char *arg)
+KmOpts app_kmeans_options(void)
 {
-	fprintf(stderr, "cake kmeans: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: cake kmeans [--shape B=..,N=..,D=..,K=..] [--dtype bf16|f16] [--iters N] [--tol T]\n"
-	                "                   [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
-	                "                   [--update auto|sorted|atomic] [--device N] [--format=text|json]\n");
-	return 2;
+	return (KmOpts){.B = 1, .N = 65536, .D = 128, .K = 1024, .check = true, .iters = 20, .check_rows = 4096,
+	                .tol = 1e-4, .seed = 1, .dir = "kernels/kmeans"};
 }
 
-/* "B=32,N=65536,D=128,K=1024" (any order, any subset) into o. */
-static int parse_shape(const char *s, KmOpts *o)
+const char *app_kmeans_refusal(const KmOpts *o, char *buf, size_t n)
 {
-	char buf[256];
-	snprintf(buf, sizeof buf, "%s", s);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '='), *end;
-		if (!eq || eq - t != 1)
-			return km_usage("--shape takes B=..,N=..,D=..,K=.. (got '%s')", s);
-		long long v = strtoll(eq + 1, &end, 10);
-		if (*end || end == eq + 1 || v < 0)
-			return km_usage("--shape: '%s' is not NAME=non-negative integer", t);
-		switch (*t) {
-		case 'B': o->B = v; break;
-		case 'N': o->N = v; break;
-		case 'D': o->D = v; break;
-		case 'K': o->K = v; break;
-		default: return km_usage("--shape: unknown dimension in '%s' (B, N, D or K)", t);
-		}
-	}
-	return 0;
-}
-
-static int parse_km_args(int argc, char **argv, KmOpts *o)
-{
-	*o = (KmOpts){.B = 1, .N = 65536, .D = 128, .K = 1024, .check = true, .iters = 20, .check_rows = 4096,
-	              .tol = 1e-4, .seed = 1, .dir = "kernels/kmeans"};
-	for (int i = 1; i < argc; i++) {
-		const char *v, *a = argv[i];
-		char *end;
-		if ((v = cli_optval(argc, argv, &i, "--shape", NULL))) {
-			int st = parse_shape(v, o);
-			if (st)
-				return st;
-		} else if ((v = cli_optval(argc, argv, &i, "--dtype", NULL))) {
-			if (strcmp(v, "bf16") && strcmp(v, "f16") && strcmp(v, "fp16"))
-				return km_usage("--dtype is bf16 or f16, not '%s'", v);
-			o->f16 = v[0] == 'f';
-		} else if ((v = cli_optval(argc, argv, &i, "--iters", NULL))) {
-			o->iters = (int)strtol(v, &end, 10);
-			if (*end || o->iters < 1 || o->iters > 100000)
-				return km_usage("--iters takes 1..100000, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--tol", NULL))) {
-			o->tol = strtod(v, &end);
-			if (*end || !(o->tol >= 0))
-				return km_usage("--tol takes a non-negative number, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--seed", NULL))) {
-			o->seed = strtoull(v, &end, 10);
-			if (*end || !*v)
-				return km_usage("--seed takes an integer, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--check-rows", NULL))) {
-			o->check_rows = (int)strtol(v, &end, 10);
-			if (*end || o->check_rows < 1)
-				return km_usage("--check-rows takes a positive integer, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--device", NULL))) {
-			o->device = (int)strtol(v, &end, 10);
-			if (*end || o->device < 0)
-				return km_usage("--device takes a GPU ordinal, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--update", NULL))) {
-			if (!strcmp(v, "auto"))
-				o->update = KM_UPDATE_AUTO;
-			else if (!strcmp(v, "sorted"))
-				o->update = KM_UPDATE_SORTED;
-			else if (!strcmp(v, "atomic"))
-				o->update = KM_UPDATE_ATOMIC;
-			else
-				return km_usage("--update is auto, sorted or atomic, not '%s'", v);
-		} else if ((v = cli_optval(argc, argv, &i, "--kernels", NULL))) {
-			o->dir = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--input", NULL))) {
-			o->input = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--format", NULL))) {
-			if (strcmp(v, "text") && strcmp(v, "json"))
-				return km_usage("--format is text or json, not '%s'", v);
-			o->json = v[0] == 'j';
-		} else if (!strcmp(a, "--no-check")) {
-			o->check = false;
-		} else
-			return km_usage("unknown argument '%s'", a);
-	}
-	return 0;
-}
-
-/* Refusals that need no kernel: the shape must mean a k-means problem. */
-static int check_shape(const KmOpts *o)
-{
-	const char *why = NULL;
-	char msg[256];
 	if (o->N == 0)
-		why = "N = 0: there are no points to cluster";
+		snprintf(buf, n, "N = 0: there are no points to cluster");
 	else if (o->B == 0)
-		why = "B = 0: there is no batch to cluster";
+		snprintf(buf, n, "B = 0: there is no batch to cluster");
 	else if (o->K == 0)
-		why = "K = 0: ask for at least one cluster";
-	else if (o->K > o->N) {
-		snprintf(msg, sizeof msg, "K = %lld clusters > N = %lld points: some clusters could never receive a point; use K <= N",
-		         o->K, o->N);
-		why = msg;
-	} else if (o->D == 0 || o->D % 8) {
-		snprintf(msg, sizeof msg, "D = %lld is not a positive multiple of 8 (16-byte rows for TMA and wgmma k-steps); "
-		         "pad the points and centroids with zero columns", o->D);
-		why = msg;
-	}
-	if (why)
-		fprintf(stderr, "cake kmeans: %s\n", why);
-	return why ? 2 : 0;
+		snprintf(buf, n, "K = 0: ask for at least one cluster");
+	else if (o->K > o->N)
+		snprintf(buf, n, "K = %lld clusters > N = %lld points: some clusters could never receive a point; use K <= N", o->K,
+		         o->N);
+	else if (o->D == 0 || o->D % 8)
+		snprintf(buf, n, "D = %lld is not a positive multiple of 8 (16-byte rows for TMA and wgmma k-steps); pad the points "
+		         "and centroids with zero columns", o->D);
+	else
+		return NULL;
+	return buf;
 }
 
-/* Parse, check, verify, derive and lower kernel `name` of `file`; bind dims
- * N and K; check its domain. Diagnostics go to stderr. */
-static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const KmOpts *o, bool probe)
+/* The findings so far, gcc-style, to stderr. */
+static void print_diags(SourceSet *ss, DiagList *dl)
 {
-	int fi = src_load(ss, kk->file);
-	if (fi < 0) {
+	StrBuf b = {0};
+	diag_sort(dl);
+	diag_print_text(&b, ss, dl, false);
+	fwrite(b.s ? b.s : "", 1, b.len, stderr);
+	sb_free(&b);
+}
+
+/* Compile kernel `name` of `file` through the pipeline up to the lowering;
+ * bind dims B, N and K; check its domain and launch geometry. Diagnostics go
+ * to stderr. With probe, a missing kernel or a shape outside its domain
+ * returns false silently (the caller falls back). */
+static bool km_prepare(SourceSet *ss, DiagList *dl, KmKernel *kk, const KmOpts *o, bool probe)
+{
+	CakeOptions co = cake_options(CAKE_LOWER);
+	co.kernel = kk->name;
+	int before = dl->nerr;
+	int rc = cake_compile_path(&kk->u, ss, dl, kk->file, &co);
+	kk->compiled = true;
+	if (rc == 2) {
 		if (!probe)
 			fprintf(stderr, "cake kmeans: cannot read '%s' (pass --kernels DIR, the folder holding the kmeans .cake files)\n",
 			        kk->file);
 		return false;
 	}
-	int before = dl->nerr;
-	Program *prog = parse_file(c, fi);
-	if (dl->nerr == before)
-		sema_program(c, prog);
-	if (dl->nerr == before)
-		for (int i = 0; i < prog->nkernels; i++)
-			if (!strcmp(prog->kernels[i]->name, kk->name)) {
-				verify_kernel(c, prog->kernels[i]);
-				kk->k = prog->kernels[i];
-			}
-	if (dl->nerr == before && !kk->k) {
+	if (dl->nerr == before && kk->u.nkernels == 0) {
 		if (!probe)
 			fprintf(stderr, "cake kmeans: '%s' has no kernel named '%s'\n", kk->file, kk->name);
 		return false;
 	}
-	if (dl->nerr == before)
-		kk->p = derive_plan(c, kk->k);
-	StrBuf cu = {0};
-	if (dl->nerr == before && kk->p && lower_sm90(c, kk->k, kk->p, &cu, false))
-		kk->src = strdup(sb_str(&cu));
-	sb_free(&cu);
-	if (!kk->src) {
-		StrBuf b = {0};
-		diag_sort(dl);
-		diag_print_text(&b, ss, dl, false);
-		fwrite(b.s, 1, b.len, stderr);
-		sb_free(&b);
+	if (kk->u.failed != CAKE_STAGE_NONE) {
+		print_diags(ss, dl);
 		fprintf(stderr, "cake kmeans: kernel '%s' of '%s' cannot be lowered; nothing was run\n", kk->name, kk->file);
 		return false;
 	}
-	Kernel *k = kk->k;
-	for (int d = 0; d < k->ndims && d < 64; d++) {
+	Kernel *k = kk->k = kk->u.kernels[0];
+	kk->p = kk->u.plans[0];
+	for (int d = 0; d < k->ndims && d < LAUNCH_MAX_DIMS; d++) {
 		const char *n = k->dims[d];
 		kk->dimvals[d] = !strcmp(n, "N") ? o->N : !strcmp(n, "K") ? o->K : !strcmp(n, "B") ? o->B : 0;
 		kk->batched |= !strcmp(n, "B");
@@ -270,122 +162,74 @@ static bool km_prepare(Ctx *c, SourceSet *ss, DiagList *dl, KmKernel *kk, const 
 	}
 	const char *failed = NULL;
 	if (!eval_domain(k, kk->dimvals, &failed)) {
-		if (probe) {
-			free((void *)failed);
-			return false;
-		}
-		fprintf(stderr, "cake kmeans: shape N=%lld K=%lld is outside the domain of '%s': '%s' is false "
-		        "(pad N and K to the kernel's tile multiples)\n", o->N, o->K, k->name, failed ? failed : "?");
+		if (!probe)
+			fprintf(stderr, "cake kmeans: shape N=%lld K=%lld is outside the domain of '%s': '%s' is false "
+			        "(pad N and K to the kernel's tile multiples)\n", o->N, o->K, k->name, failed ? failed : "?");
 		free((void *)failed);
 		return false;
 	}
-	for (int a = 0; a < 3; a++) {
-		long long e = 1;
-		if (kk->p->grid[a] && (!eval_expr(kk->p->grid[a], k, kk->dimvals, &e) || e < 1 || e > 0x7fffffff)) {
-			fprintf(stderr, "cake kmeans: grid extent %d of '%s' is not a positive 31-bit integer\n", a, k->name);
-			return false;
-		}
-		kk->grid[a] = (unsigned)e;
-		kk->cluster[a] = kk->p->cluster[a] > 0 ? (unsigned)kk->p->cluster[a] : 1;
+	char err[512];
+	if (!launch_shape(&kk->L, kk->p, kk->dimvals, err, sizeof err)) {
+		fprintf(stderr, "cake kmeans: kernel '%s': %s\n", k->name, err);
+		return false;
 	}
-	kk->block[0] = (unsigned)kk->p->block_threads;
-	kk->block[1] = kk->block[2] = 1;
 	return true;
 }
 
-/* NVRTC + module load on the open device. */
+/* The pipeline's jit stage, then the module on the open device. */
 static bool km_load(GpuDev *g, KmKernel *kk)
 {
-	char err[512] = "";
-	JitOptions jo = {0};
-	jo.arch = "sm_90a";
-	if (jit_compile(kk->src, kk->name, &jo, &kk->jit, err, sizeof err) != JIT_OK) {
-		fprintf(stderr, "cake kmeans: compiling '%s': %s\n%s", kk->name, err, kk->jit.log ? kk->jit.log : "");
+	CakeOptions co = cake_options(CAKE_JIT);
+	char err[512];
+	if (cake_jit(&kk->u, &co)) {
+		print_diags(kk->u.srcs, kk->u.diags);
+		fprintf(stderr, "cake kmeans: compiling '%s': %s\n%s", kk->name, kk->u.error, kk->u.jit.log ? kk->u.jit.log : "");
 		return false;
 	}
-	if (gpu_module_load(g, kk->jit.cubin, &kk->mod) || gpu_module_func(g, kk->mod, kk->p->name, &kk->fn) ||
-	    gpu_func_set_smem(g, kk->fn, (int)kk->p->smem_bytes)) {
-		fprintf(stderr, "cake kmeans: loading '%s': %s\n", kk->name, g->err);
+	if (launch_load(g, &kk->L, kk->u.jit.cubin, err, sizeof err)) {
+		fprintf(stderr, "cake kmeans: loading '%s': %s\n", kk->name, err);
 		return false;
 	}
-	if (kk->p->persistent) {
-		long long t = (long long)kk->grid[0] * kk->grid[1] * kk->grid[2];
-		kk->grid[0] = (unsigned)(t < g->sm_count ? t : g->sm_count);
-		kk->grid[1] = kk->grid[2] = 1;
-	}
+	launch_fit(&kk->L, g->sm_count);
 	return true;
 }
 
-/* Build the argument block of kk with parameters bound by name. */
+/* Bind device buffers to kk's parameters by name and build an argument
+ * block (a copy of kk's launch: the same module, its own arguments). */
 static bool km_args(GpuDev *g, const KmKernel *kk, const KmBind *bind, int nbind, KmArgs *a)
 {
-	const Plan *p = kk->p;
 	const Kernel *k = kk->k;
-	a->maps = aligned_alloc(64, sizeof(GpuTensorMap) * (size_t)(p->ntmaps > 0 ? p->ntmaps : 1));
-	a->vals = xcalloc((size_t)p->nargs + 1, sizeof *a->vals);
-	a->args = xcalloc((size_t)p->nargs + 1, sizeof *a->args);
-	if (!a->maps)
-		return false;
-	for (int i = 0; i < p->nargs; i++) {
-		const PlanArg *pa = &p->args[i];
-		const char *pname = pa->kind == ARG_TMAP ? p->tmaps[pa->index].param : pa->kind == ARG_PTR ? k->params[pa->index]->name : NULL;
-		GpuPtr ptr = 0;
-		bool found = pname == NULL;
-		for (int b = 0; pname && b < nbind; b++)
-			if (!strcmp(bind[b].name, pname))
-				ptr = bind[b].p, found = true;
+	GpuPtr *ptr = xcalloc((size_t)k->nparams + 1, sizeof *ptr);
+	for (int i = 0; i < k->nparams; i++) {
+		bool found = false;
+		for (int b = 0; b < nbind; b++)
+			if (!strcmp(bind[b].name, k->params[i]->name))
+				ptr[i] = bind[b].p, found = true;
 		if (!found) {
-			fprintf(stderr, "cake kmeans: kernel '%s' has a parameter '%s' that cake kmeans does not know\n", kk->name, pname);
-			return false;
-		}
-		switch (pa->kind) {
-		case ARG_TMAP: {
-			const PlanTmap *tm = &p->tmaps[pa->index];
-			uint64_t dims[MAX_RANK], strides[MAX_RANK];
-			uint32_t box[MAX_RANK];
-			for (int d = 0; d < tm->rank; d++) {
-				long long v = 0;
-				eval_expr(tm->gdims[d], k, kk->dimvals, &v);
-				dims[d] = (uint64_t)v;
-				box[d] = (uint32_t)tm->box[d];
-				if (d > 0) {
-					eval_expr(tm->gstrides[d], k, kk->dimvals, &v);
-					strides[d - 1] = (uint64_t)v;
-				}
-			}
-			int dt = tm->dt == DT_BF16 ? GPU_TMAP_BF16 : tm->dt == DT_F16 ? GPU_TMAP_F16 : tm->dt == DT_F32 ? GPU_TMAP_F32 : GPU_TMAP_U8;
-			int sw = tm->swizzle == SWZ_128B ? GPU_SWZ_128B : tm->swizzle == SWZ_64B ? GPU_SWZ_64B
-			       : tm->swizzle == SWZ_32B ? GPU_SWZ_32B : GPU_SWZ_NONE;
-			if (gpu_tmap_encode(g, &a->maps[pa->index], dt, tm->rank, ptr, dims, strides, box, sw)) {
-				fprintf(stderr, "cake kmeans: tensor map of '%s' for '%s': %s\n", tm->param, kk->name, g->err);
-				return false;
-			}
-			a->args[i] = &a->maps[pa->index];
-			break;
-		}
-		case ARG_PTR:
-			a->vals[i] = ptr;
-			a->args[i] = &a->vals[i];
-			break;
-		case ARG_DIM: {
-			int32_t v = (int32_t)kk->dimvals[pa->index];
-			memcpy(&a->vals[i], &v, 4);
-			a->args[i] = &a->vals[i];
-			break;
-		}
-		default:
-			fprintf(stderr, "cake kmeans: kernel '%s' takes a scalar parameter; cake kmeans binds none\n", kk->name);
+			fprintf(stderr, "cake kmeans: kernel '%s' has a parameter '%s' that cake kmeans does not know\n", kk->name,
+			        k->params[i]->name);
+			free(ptr);
 			return false;
 		}
 	}
-	return true;
+	a->L = kk->L;
+	a->L.maps = NULL, a->L.vals = NULL, a->L.args = NULL;
+	a->set = true;
+	char err[512];
+	bool ok = launch_args(g, &a->L, ptr, NULL, 0, err, sizeof err) == 0;
+	if (!ok)
+		fprintf(stderr, "cake kmeans: '%s': %s\n", kk->name, err);
+	free(ptr);
+	return ok;
 }
 
 static void km_args_free(KmArgs *a)
 {
-	free(a->maps);
-	free(a->vals);
-	free(a->args);
+	if (a->set) {
+		a->L.mod = NULL;   /* the module belongs to the kernel's own launch */
+		launch_free(NULL, &a->L);
+	}
+	a->set = false;
 }
 
 /* Launches per phase: one for a batched kernel, else one per batch (argument
@@ -397,7 +241,8 @@ static long long km_launches(const KmKernel *kk, long long B)
 
 static int km_launch(GpuDev *g, const KmKernel *kk, KmArgs *a)
 {
-	return gpu_launch(g, kk->fn, kk->grid, kk->block, kk->cluster, (unsigned)kk->p->smem_bytes, a->args);
+	(void)kk;
+	return launch_go(g, &a->L);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -531,17 +376,12 @@ static bool read_input(const char *path, uint16_t *dst, size_t n, const KmOpts *
 	return true;
 }
 
-int kmeans_main(int argc, char **argv)
+int app_kmeans(const KmOpts *op, StrBuf *out)
 {
-	KmOpts o;
-	int st = parse_km_args(argc, argv, &o);
-	if (st || (st = check_shape(&o)))
-		return st;
+	const KmOpts o = *op;
 	long long B = o.B, N = o.N, D = o.D, K = o.K;
 	SourceSet ss = {0};
 	DiagList dl = {0};
-	Ctx c;
-	ctx_init(&c, &ss, &dl);
 	/* ks: 0 assign, 1 scatter, 2 divide (update_atomic*.cake); 3 hist, 4 scan, 5 fill,
 	 * 6 segsum (update_sorted.cake, the sorted update) */
 	KmKernel ks[7];
@@ -578,17 +418,18 @@ int kmeans_main(int argc, char **argv)
 	/* the sorted update when its kernels exist for this shape (--update auto), else the atomic one */
 	bool sorted = o.update != KM_UPDATE_ATOMIC;
 	for (int i = 3; i < 7 && sorted; i++)
-		if (!km_prepare(&c, &ss, &dl, &ks[i], &o, o.update == KM_UPDATE_AUTO)) {
+		if (!km_prepare(&ss, &dl, &ks[i], &o, o.update == KM_UPDATE_AUTO)) {
 			if (o.update == KM_UPDATE_SORTED || dl.nerr)
 				goto out;   /* asked for, or a kernel that exists but does not compile: reported */
 			sorted = false;
 			for (int q = 3; q < 7; q++) {   /* nothing of the sorted update is compiled or loaded */
-				free(ks[q].src);
-				ks[q].src = NULL;
+				if (ks[q].compiled)
+					cake_unit_free(&ks[q].u);
+				ks[q].compiled = false;
 			}
 		}
 	for (int i = 0; i < 3; i++)
-		if ((i != 1 || !sorted) && !km_prepare(&c, &ss, &dl, &ks[i], &o, false))
+		if ((i != 1 || !sorted) && !km_prepare(&ss, &dl, &ks[i], &o, false))
 			goto out;
 	if (sorted)
 		for (int i = 3; i < 7; i++)
@@ -647,7 +488,7 @@ int kmeans_main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < 7; i++)
-		if (ks[i].src && !km_load(&g, &ks[i]))
+		if (ks[i].compiled && !km_load(&g, &ks[i]))
 			goto out;
 	size_t bx = sizeof(uint16_t) * (size_t)(N * D), bc = sizeof(uint16_t) * (size_t)(K * D);
 	if (gpu_alloc(&g, &R.X, bx * (size_t)B) || gpu_alloc(&g, &R.C[0], bc * (size_t)B) || gpu_alloc(&g, &R.C[1], bc * (size_t)B) ||
@@ -846,7 +687,7 @@ int kmeans_main(int argc, char **argv)
 			sb_puts(&rep, sb_str(&chk));
 		sb_printf(&rep, "verdict: %s\n", ok ? "ok" : "mismatch");
 	}
-	fwrite(rep.s, 1, rep.len, stdout);
+	sb_puts(out, sb_str(&rep));
 	free(sa);
 	free(su);
 	sb_free(&chk);
@@ -874,18 +715,19 @@ out:
 		GpuPtr bufs[] = {R.X, R.C[0], R.C[1], R.Cn, R.Lab, R.Sums, R.Cnt, R.Sh, R.Off, R.Cur, R.Ord};
 		for (size_t i = 0; i < NELEM(bufs); i++)
 			gpu_free(&g, bufs[i]);
-		gpu_close(&g);
 	}
 	for (int i = 0; i < 7; i++) {
-		free(ks[i].src);
-		jit_result_free(&ks[i].jit);
+		launch_free(gpu_opened ? &g : NULL, &ks[i].L);
+		if (ks[i].compiled)
+			cake_unit_free(&ks[i].u);
 	}
+	if (gpu_opened)
+		gpu_close(&g);
 	free(R.hX), free(R.hC), free(R.hC2), free(R.hCn), free(R.hCn2), free(R.hSh), free(R.hLab);
 	free(R.t_assign), free(R.t_update);
 	for (int i = 0; i < 5; i++)
 		free(R.t_step[i]);
 	sb_free(&rep);
-	ctx_free(&c);
 	diag_free(&dl);
 	src_free(&ss);
 	return status;

@@ -1,0 +1,140 @@
+/*
+ * check.c — `cake check`: parse, type-check and verify Cake IR files and
+ * print every finding.
+ *
+ *   cake check [--format=text|json|sarif] [--dump-after=STAGE] [--dump=tokens]
+ *              [--no-verify] [--color=auto|always|never] FILE...
+ *
+ * Each file goes through the pipeline (cake_compile) up to the verifier.
+ * Findings of every file are collected into one DiagList, sorted and printed
+ * once, so that --format=json and --format=sarif always yield one document.
+ * Dumps go to standard error, so standard output stays a clean diagnostics
+ * document; --dump=tokens shows the lexer's view of each file, and the
+ * older --dump=ast|sema are --dump-after=parse|sema.
+ */
+#include "cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The lexer's view of a file, to stderr (a scratch list takes its findings:
+ * the parser lexes again and reports them for real). */
+static void dump_tokens(SourceSet *ss, int file)
+{
+	DiagList scratch = {0};
+	Ctx c;
+	ctx_init(&c, ss, &scratch);
+	int n;
+	Token *t = lex_file(&c, file, &n);
+	StrBuf b = {0};
+	const char *path = ss->files[file].path;
+	for (int i = 0; i < n; i++)
+		sb_printf(&b, "%s:%d:%d: %s '%.*s'\n", path, t[i].span.line, t[i].span.col, tok_name(t[i].kind), t[i].n,
+		          t[i].p ? t[i].p : "");
+	cmd_emit(stderr, &b);
+	sb_free(&b);
+	ctx_free(&c);
+	diag_free(&scratch);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	DiagFormat format = FMT_TEXT;
+	CmdColor color = COLOR_AUTO;
+	CakeOptions o = cake_options(CAKE_VERIFY);
+	bool tokens = false, only_files = false;
+	const char **files = xmalloc(sizeof(char *) * (size_t)argc);
+	int nfiles = 0, rc = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		bool missing = false;
+		if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+			files[nfiles++] = a;
+		} else if (strcmp(a, "--") == 0) {
+			only_files = true;
+		} else if ((v = cli_optval(argc, argv, &i, "--format", &missing))) {
+			if (strcmp(v, "text") == 0)
+				format = FMT_TEXT;
+			else if (strcmp(v, "json") == 0)
+				format = FMT_JSON;
+			else if (strcmp(v, "sarif") == 0)
+				format = FMT_SARIF;
+			else {
+				rc = cmd_usage_error("check", "unknown format '%s' (expected text, json or sarif)", v);
+				goto out;
+			}
+		} else if ((v = cli_optval(argc, argv, &i, "--dump", &missing))) {
+			if (strcmp(v, "tokens") == 0)
+				tokens = true;
+			else if ((strcmp(v, "ast") && strcmp(v, "sema")) || !cmd_parse_stage(v, &o.dump_after)) {
+				rc = cmd_usage_error("check", "unknown dump stage '%s' (expected tokens, ast or sema)", v);
+				goto out;
+			}
+		} else if ((v = cli_optval(argc, argv, &i, "--dump-after", &missing))) {
+			if (!cake_stage_from(v, &o.dump_after) || o.dump_after > CAKE_VERIFY) {
+				rc = cmd_usage_error("check", "unknown stage '%s' for check --dump-after (parse, sema or verify; "
+				                     "cake build dumps later stages)", v);
+				goto out;
+			}
+		} else if ((v = cli_optval(argc, argv, &i, "--color", &missing))) {
+			if (!cmd_parse_color(v, &color)) {
+				rc = cmd_usage_error("check", "unknown color mode '%s' (expected auto, always or never)", v);
+				goto out;
+			}
+		} else if (strcmp(a, "--no-verify") == 0) {
+			o.no_verify = true;
+		} else if (missing) {
+			rc = cmd_usage_error("check", "option '%s' needs a value", a);
+			goto out;
+		} else {
+			rc = cmd_usage_error("check", "unknown option '%s'", a);
+			goto out;
+		}
+	}
+	if (nfiles == 0) {
+		rc = cmd_usage_error("check", "no input files%s", "");
+		goto out;
+	}
+
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	int loaded = 0;
+	for (int i = 0; i < nfiles; i++) {
+		CakeUnit u;
+		int before = ss.n;
+		if (tokens && strcmp(files[i], "-") != 0 && src_load(&ss, files[i]) >= 0) {
+			dump_tokens(&ss, ss.n - 1);
+			cake_compile(&u, &ss, &dl, ss.n - 1, &o);
+		} else {
+			cake_compile_path(&u, &ss, &dl, files[i], &o);
+			if (tokens && ss.n > before)
+				dump_tokens(&ss, ss.n - 1);
+		}
+		if (u.status == 2) {
+			fprintf(stderr, "cake: %s\n", u.error);
+			rc = 2;
+		} else {
+			loaded++;
+		}
+		cake_unit_free(&u);
+	}
+	diag_sort(&dl);
+	StrBuf out = {0};
+	if (format == FMT_JSON)
+		diag_print_json(&out, &ss, &dl, verifier_version());
+	else if (format == FMT_SARIF)
+		diag_print_sarif(&out, &ss, &dl, verifier_version());
+	else
+		diag_print_text(&out, &ss, &dl, cmd_use_color(color, STDOUT_FILENO));
+	if (loaded > 0)
+		cmd_emit(stdout, &out);
+	sb_free(&out);
+	if (rc == 0 && dl.nerr > 0)
+		rc = 1;
+	diag_free(&dl);
+	src_free(&ss);
+out:
+	free(files);
+	return rc;
+}

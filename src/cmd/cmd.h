@@ -1,0 +1,54 @@
+/*
+ * cmd.h — the subcommands of `cake`, one file each under src/cmd/.
+ *
+ * A subcommand parses its options, calls the library (the pipeline in
+ * src/cake.h, the runner, an app, the store, ...) and prints. It holds no
+ * compiler logic of its own. Its entry point takes the arguments after
+ * `cake` (argv[0] is the subcommand's name) and returns the process exit
+ * status:
+ *   0  clean, or only warnings and notes
+ *   1  the input has errors (or a check/run failed)
+ *   2  usage error or an I/O problem
+ *  69  a command that needs a GPU or NVRTC found none (GPU_EXIT_NO_DRIVER)
+ * src/main.c holds the table that maps names to entry points; adding a
+ * command is one file here plus one line there.
+ *
+ * The helpers below are the only shared command-line code: the usage-error
+ * line, the colour rule (NO_COLOR, TERM=dumb, isatty) and the printing of
+ * findings, so that every command words them the same way.
+ */
+#ifndef CAKE_CMD_H
+#define CAKE_CMD_H
+
+#include "../cake.h"
+
+typedef enum CmdColor { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } CmdColor;
+
+/* ---- entry points (one per file) ---- */
+int cmd_check(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_kmeans(int argc, char **argv);
+int cmd_families(int argc, char **argv);
+
+/* ---- shared helpers (util.c) ---- */
+/* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may
+ * be NULL (the top level); fmt takes one %s, arg. */
+int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* Whether to colour output written to fd under mode c: ALWAYS/NEVER as given;
+ * AUTO when fd is a terminal, NO_COLOR is unset and TERM is not "dumb". */
+bool cmd_use_color(CmdColor c, int fd);
+/* Parse a --color value; false if it is none of auto, always, never. */
+bool cmd_parse_color(const char *v, CmdColor *c);
+/* Write the buffer to f and flush. */
+void cmd_emit(FILE *f, StrBuf *b);
+/* Sort the findings and print them gcc-style to standard error (coloured
+ * under the AUTO rule); nothing when the list is empty. */
+void cmd_print_diags(SourceSet *ss, DiagList *dl);
+/* Parse a --dump-after stage name (or the legacy --dump=ast|sema names) into
+ * *stage; false if unknown. */
+bool cmd_parse_stage(const char *v, int *stage);
+
+#endif
