@@ -55,7 +55,7 @@ int family_check_program(FamilyTable t, const Program *prog, DiagList *dl)
 		char why[256];
 		if (!f || !k->sema_ok || f->fits(k, why, sizeof why))
 			continue;
-		Diag *d = diag_add(dl, "CK-SEM-044", SEV_ERROR, k->family->span, "kernel '%s' does not fit family '%s': %s", k->name,
+		Diag *d = diag_add(dl, "CK-SEM-044", SEV_ERROR, k->family->name_span, "kernel '%s' does not fit family '%s': %s", k->name,
 		                   f->name, why);
 		diag_set(&d->hint, "family %s binds %s", f->name, f->params);
 		errs++;

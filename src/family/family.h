@@ -1,7 +1,7 @@
 /*
  * family.h — kernel families as modules.
  *
- * A kernel names its family explicitly (`family gemm`, LANGUAGE.md §4.9);
+ * A kernel names its family explicitly (`kernel NAME target sm_90a family gemm`, LANGUAGE.md §4.1);
  * nothing in Cake guesses a family from a parameter list. A family module
  * (one file under src/family/) exports one Family descriptor per kernel
  * kind it knows, and the descriptor is everything the generic runner
