@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "front/front.h"
-#include "verify/verify.h"
+#include "cake.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,17 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	SourceSet ss = {0};
 	DiagList dl = {0};
-	Ctx c;
-	int f = src_add(&ss, "fuzz.cake", (const char *)data, size);
-	ctx_init(&c, &ss, &dl);
-	Program *p = parse_file(&c, f);
-	if (dl.nerr == 0) {
-		check_fmt(p);
-		sema_program(&c, p);
-		for (int i = 0; i < p->nkernels; i++)
-			if (p->kernels[i]->sema_ok)
-				verify_kernel(&c, p->kernels[i]);
-	}
+	CakeUnit u;
+	/* the pipeline up to parse; the fmt law on a clean tree; then on to the verifier */
+	CakeOptions o = cake_options(CAKE_PARSE);
+	cake_compile_text(&u, &ss, &dl, "fuzz.cake", (const char *)data, size, &o);
+	if (dl.nerr == 0)
+		check_fmt(u.prog);
+	cake_unit_free(&u);
+	diag_free(&dl);
+	o.until = CAKE_VERIFY;
+	cake_compile(&u, &ss, &dl, 0, &o);
 	StrBuf out = {0};
 	diag_sort(&dl);
 	diag_print_text(&out, &ss, &dl, false);
@@ -75,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_print_json(&out, &ss, &dl, verifier_version());
 	diag_print_sarif(&out, &ss, &dl, verifier_version());
 	sb_free(&out);
-	ctx_free(&c);
+	cake_unit_free(&u);
 	diag_free(&dl);
 	src_free(&ss);
 	return 0;
