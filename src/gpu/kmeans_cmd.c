@@ -298,7 +298,7 @@ static bool km_load(GpuDev *g, KmKernel *kk)
 {
 	char err[512] = "";
 	JitOptions jo = {0};
-	jo.arch = "sm_90a";
+	jo.arch = target_info(kk->p->target)->arch;
 	if (jit_compile(kk->src, kk->name, &jo, &kk->jit, err, sizeof err) != JIT_OK) {
 		fprintf(stderr, "cake kmeans: compiling '%s': %s\n%s", kk->name, err, kk->jit.log ? kk->jit.log : "");
 		return false;

@@ -591,7 +591,7 @@ static void put_scalar(void *buf, DType dt, double v)
 static int compile(Job *j, JitResult *out, char *err, size_t errlen)
 {
 	JitOptions jo = {0};
-	jo.arch = "sm_90a";
+	jo.arch = target_info(j->plan->target)->arch;
 	const char *dbgdef[] = {"-DCAKE_DEBUG_HANG=1"};
 	if (j->o->debug_hang) {
 		jo.extra = dbgdef;

@@ -68,7 +68,7 @@ static int build_cubin(Ctx *c, Kernel *k, const char *tuname, const char *src, c
 	JitOptions o = {0};
 	JitResult r = {0};
 	char err[512] = "";
-	o.arch = "sm_90a";
+	o.arch = target_info(k->target)->arch;
 	int rc = jit_compile(src, tuname ? tuname : "cake_tu", &o, &r, err, sizeof err);
 	if (rc == JIT_NO_NVRTC) {
 		fprintf(stderr, "cake build: NVRTC is not available: %s\n", err);

@@ -44,8 +44,6 @@
 
 #include <string.h>
 
-#define SMEM_LIMIT 232448LL     /* sm_90 max dynamic shared memory per block (227 KiB) */
-
 /* ---- small lookups ---- */
 
 static Decl *find_decl(Kernel *k, DeclKind kind, const char *name)
@@ -183,6 +181,7 @@ typedef struct Der {
 	Ctx *c;
 	Kernel *k;
 	Plan *p;
+	const TargetInfo *ti;   /* the kernel's row of the target table */
 	bool ok;
 	/* per-role: does the program only issue async work? */
 	bool *role_async_only;
@@ -218,6 +217,8 @@ static void derive_roles(Der *d)
 {
 	Kernel *k = d->k;
 	Plan *p = d->p;
+	const TargetInfo *ti = d->ti;
+	int maxwarp_limit = ti->max_threads_per_block / ti->warp_size - 1;
 	Vec v = {0};
 	int maxwarp = -1;
 	for (int i = 0; i < k->ndecls; i++)
@@ -232,19 +233,19 @@ static void derive_roles(Der *d)
 		pr->decl = r;
 		pr->warp_lo = r->warp_lo;
 		pr->warp_hi = r->warp_hi;
-		if (r->warp_lo < 0 || r->warp_hi < r->warp_lo || r->warp_hi > 31) {
-			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' has warp range %d..%d, which sm_90a cannot launch (0 <= lo <= hi <= 31)",
-			                  r->name, r->warp_lo, r->warp_hi);
+		if (r->warp_lo < 0 || r->warp_hi < r->warp_lo || r->warp_hi > maxwarp_limit) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' has warp range %d..%d, which sm_90a cannot launch (0 <= lo <= hi <= %d)",
+			                  r->name, r->warp_lo, r->warp_hi, maxwarp_limit);
 			diag_set(&g->role, "%s", r->name);
 			continue;
 		}
 		pr->nwarps = r->warp_hi - r->warp_lo + 1;
-		pr->thread_lo = r->warp_lo * 32;
-		pr->nthreads = pr->nwarps * 32;
-		pr->wg_lo = r->warp_lo / 4;
-		pr->wg_hi = r->warp_hi / 4;
-		bool whole = r->warp_lo % 4 == 0 && pr->nwarps % 4 == 0;
-		pr->nwg = whole ? pr->nwarps / 4 : 0;
+		pr->thread_lo = r->warp_lo * ti->warp_size;
+		pr->nthreads = pr->nwarps * ti->warp_size;
+		pr->wg_lo = r->warp_lo / ti->warpgroup_warps;
+		pr->wg_hi = r->warp_hi / ti->warpgroup_warps;
+		bool whole = r->warp_lo % ti->warpgroup_warps == 0 && pr->nwarps % ti->warpgroup_warps == 0;
+		pr->nwg = whole ? pr->nwarps / ti->warpgroup_warps : 0;
 		pr->arrivals_per_arrive = pr->nwg > 0 ? pr->nwg : 1;
 		pr->regs = r->regs;
 		if (r->warp_hi > maxwarp)
@@ -255,16 +256,18 @@ static void derive_roles(Der *d)
 		low_err(d, "CK-LOW-003", k->span, "kernel '%s' declares no role; sm_90a lowering needs at least one `role`", k->name);
 		return;
 	}
-	p->block_threads = (maxwarp + 1) * 32;
-	if (p->block_threads > 1024) {
-		low_err(d, "CK-LOW-003", k->span, "kernel '%s' needs %d threads per block; sm_90a allows at most 1024", k->name, p->block_threads);
+	p->block_threads = (maxwarp + 1) * ti->warp_size;
+	if (p->block_threads > ti->max_threads_per_block) {
+		low_err(d, "CK-LOW-003", k->span, "kernel '%s' needs %d threads per block; sm_90a allows at most %d", k->name, p->block_threads,
+		        ti->max_threads_per_block);
 		return;
 	}
-	p->nwarpgroups = (p->block_threads + 127) / 128;
-	int base = 65536 / (p->block_threads > 0 ? p->block_threads : 1);
-	if (base > 255)
-		base = 255;
-	base = base / 8 * 8;
+	int wg_threads = ti->warpgroup_warps * ti->warp_size;
+	p->nwarpgroups = (p->block_threads + wg_threads - 1) / wg_threads;
+	int base = ti->regs_per_sm / (p->block_threads > 0 ? p->block_threads : 1);
+	if (base > ti->max_regs_per_thread)
+		base = ti->max_regs_per_thread;
+	base = base / ti->reg_alloc_unit * ti->reg_alloc_unit;
 	p->base_regs = base;
 	/* setmaxnreg only when roles state different budgets */
 	int first = 0;
@@ -286,11 +289,12 @@ static void derive_roles(Der *d)
 			pr->regs_dir = 0;
 			continue;
 		}
-		if (pr->regs < 24 || pr->regs > 256 || pr->regs % 8 != 0) {
-			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' asks for %d registers per thread; setmaxnreg on sm_90a takes a multiple of 8 in 24..256",
-			                  r->name, pr->regs);
+		if (pr->regs < ti->setmaxnreg_min || pr->regs > ti->setmaxnreg_max || pr->regs % ti->reg_alloc_unit != 0) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' asks for %d registers per thread; setmaxnreg on sm_90a takes a multiple of %d in %d..%d",
+			                  r->name, pr->regs, ti->reg_alloc_unit, ti->setmaxnreg_min, ti->setmaxnreg_max);
 			diag_set(&g->role, "%s", r->name);
-			diag_set(&g->hint, "round the regs of role '%s' to a multiple of 8 between 24 and 256", r->name);
+			diag_set(&g->hint, "round the regs of role '%s' to a multiple of %d between %d and %d", r->name, ti->reg_alloc_unit,
+			         ti->setmaxnreg_min, ti->setmaxnreg_max);
 			continue;
 		}
 		if (pr->nwg == 0) {
@@ -303,9 +307,10 @@ static void derive_roles(Der *d)
 		pr->regs_dir = pr->regs < base ? -1 : pr->regs > base ? 1 : 0;
 		total += (long long)pr->nthreads * pr->regs;
 	}
-	if (total > 65536) {
-		Diag *g = low_err(d, "CK-LOW-003", k->span, "the roles of kernel '%s' ask for %lld registers in all; an sm_90a SM has 65536", k->name, total);
-		diag_set(&g->condition, "sum(role threads x regs) <= 65536");
+	if (total > ti->regs_per_sm) {
+		Diag *g = low_err(d, "CK-LOW-003", k->span, "the roles of kernel '%s' ask for %lld registers in all; an sm_90a SM has %d", k->name, total,
+		                  ti->regs_per_sm);
+		diag_set(&g->condition, "sum(role threads x regs) <= %d", ti->regs_per_sm);
 		diag_set(&g->hint, "lower the regs of the producer or consumer roles");
 	}
 }
@@ -431,10 +436,10 @@ static void derive_smem(Der *d)
 	p->smem_used = off;
 	p->smem_base_align = maxalign;
 	p->smem_bytes = off + (maxalign > 16 ? maxalign : 0);
-	if (p->smem_bytes > SMEM_LIMIT) {
+	if (p->smem_bytes > d->ti->smem_per_block) {
 		Diag *g = low_err(d, "CK-LOW-004", k->span, "kernel '%s' needs %lld bytes of shared memory (buffers, barriers and %d bytes of alignment slack); sm_90a allows %lld per block",
-		                  k->name, p->smem_bytes, maxalign, SMEM_LIMIT);
-		diag_set(&g->condition, "smem_bytes <= %lld", SMEM_LIMIT);
+		                  k->name, p->smem_bytes, maxalign, d->ti->smem_per_block);
+		diag_set(&g->condition, "smem_bytes <= %lld", d->ti->smem_per_block);
 		diag_set(&g->hint, "reduce the pipeline stages or the tile sizes");
 	}
 }
@@ -485,8 +490,9 @@ static void derive_barriers_decl(Der *d)
 			if (b->pipe >= 0)
 				b->count = p->pipes[b->pipe].stages;
 		}
-		if (bd->arrivals < 1 || bd->arrivals > (1 << 20) - 1) {
-			Diag *g = low_err(d, "CK-LOW-007", bd->span, "barrier '%s' declares %d arrivals; an sm_90a mbarrier counts 1..1048575", bd->name, bd->arrivals);
+		if (bd->arrivals < 1 || bd->arrivals > d->ti->mbar_max_arrivals) {
+			Diag *g = low_err(d, "CK-LOW-007", bd->span, "barrier '%s' declares %d arrivals; an sm_90a mbarrier counts 1..%d", bd->name, bd->arrivals,
+			                  d->ti->mbar_max_arrivals);
 			diag_set(&g->barrier, "%s", bd->name);
 		}
 	}
@@ -609,7 +615,7 @@ static void derive_barrier_use(Der *d)
 		t.waiter_writes[i] = -1;
 	walk_kernel(p, tx_visit, &t);
 	for (int i = 0; i < p->nbarriers; i++) {
-		if (p->barriers[i].tx_bytes >= (1LL << 20)) {
+		if (p->barriers[i].tx_bytes > d->ti->mbar_max_tx) {
 			Diag *g = low_err(d, "CK-LOW-007", p->barriers[i].decl->span, "barrier '%s' would expect %lld transaction bytes per phase; an sm_90a mbarrier counts fewer than 2^20",
 			                  p->barriers[i].name, p->barriers[i].tx_bytes);
 			diag_set(&g->barrier, "%s", p->barriers[i].name);
@@ -689,7 +695,7 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	}
 	PlanBuffer *buf = &p->buffers[bi];
 	int r = param->rank;
-	if (r < 1 || r > 5 || r > MAX_RANK || s->src->nslices != r) {
+	if (r < 1 || r > d->ti->tma_max_rank || r > MAX_RANK || s->src->nslices != r) {
 		low_err(d, "CK-LOW-006", s->src->span, "tma load from '%s' needs one slice per dimension (rank %d, at most %d)", pname, r, MAX_RANK);
 		return;
 	}
@@ -711,10 +717,10 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 				return;
 			}
 		}
-		if (len > 256) {
-			Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent %lld of '%s' exceeds 256, the sm_90a TMA limit", len, pname);
+		if (len > d->ti->tma_box_max) {
+			Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent %lld of '%s' exceeds %d, the sm_90a TMA limit", len, pname, d->ti->tma_box_max);
 			diag_set(&g->resource, "%s", pname);
-			diag_set(&g->hint, "split the load into boxes of at most 256 along this dimension");
+			diag_set(&g->hint, "split the load into boxes of at most %d along this dimension", d->ti->tma_box_max);
 			return;
 		}
 		box[i] = (int)len;
@@ -722,8 +728,9 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	}
 	int esz = dtype_size(param->dt);
 	int inner_bytes = box[0] * esz;
-	if (inner_bytes % 16 != 0) {
-		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of 16", pname, inner_bytes);
+	if (inner_bytes % d->ti->tma_inner_align != 0) {
+		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of %d", pname, inner_bytes,
+		                  d->ti->tma_inner_align);
 		diag_set(&g->resource, "%s", pname);
 		return;
 	}
@@ -1087,8 +1094,8 @@ static void derive_launch(Der *d)
 	if (cluster) {
 		for (int i = 0; i < cluster->nexprs && i < 3; i++) {
 			long long v;
-			if (!eval_expr(cluster->exprs[i], k, NULL, &v) || v < 1 || v > 8) {
-				low_err(d, "CK-LOW-010", cluster->span, "cluster extents must be constants in 1..8");
+			if (!eval_expr(cluster->exprs[i], k, NULL, &v) || v < 1 || v > d->ti->max_cluster) {
+				low_err(d, "CK-LOW-010", cluster->span, "cluster extents must be constants in 1..%d", d->ti->max_cluster);
 				return;
 			}
 			p->cluster[i] = (int)v;
@@ -1196,10 +1203,11 @@ static void derive_args(Der *d)
 
 Plan *derive_plan(Ctx *c, Kernel *k)
 {
-	Der d = {c, k, NULL, true, NULL};
+	Der d = {c, k, NULL, NULL, true, NULL};
 	if (!k)
 		return NULL;
-	if (k->target != TGT_SM90A) {
+	d.ti = target_info(k->target);
+	if (!d.ti->lowered) {
 		Diag *g = diag_add(c->diags, "CK-LOW-001", SEV_ERROR, k->target_span,
 		                   "lowering for %s is not implemented yet; kernel '%s' cannot be built", target_name(k->target), k->name);
 		diag_set(&g->hint, "target sm_90a, or check the kernel with `cake check` only");

@@ -25,11 +25,6 @@
  */
 #include "verify_int.h"
 
-#define SMEM_SM90 (227 * 1024)
-#define SMEM_SM80 (163 * 1024)
-#define REGS_PER_SM 65536
-#define MAX_THREADS 1024
-#define MAX_MBAR_COUNT ((1 << 20) - 1)
 
 static bool smem_is_async(const VCtx *v, int m)
 {
@@ -102,7 +97,7 @@ static void check_smem(VCtx *v)
 	off += barbytes;
 	long long slack = maxalign > 16 ? maxalign : 0;
 	long long total = off + slack;
-	long long limit = v->tgt == TGT_SM80 ? SMEM_SM80 : SMEM_SM90;
+	long long limit = target_info(v->tgt)->smem_per_block;
 	if (total <= limit || big[0] < 0)
 		return;
 	StrBuf bb = {0};
@@ -143,6 +138,7 @@ static void check_smem(VCtx *v)
 
 static void check_warps(VCtx *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
 	int maxhi = -1;
 	int maxr = -1;
 	for (int r = 0; r < v->nroles; r++) {
@@ -154,17 +150,21 @@ static void check_warps(VCtx *v)
 			maxr = r;
 		}
 	}
-	if (maxr >= 0 && (maxhi + 1) * 32 > MAX_THREADS) {
+	int threads = (maxhi + 1) * ti->warp_size;
+	if (maxr >= 0 && threads > ti->max_threads_per_block) {
 		Diag *d = v_report(v, "CK-RES-005", v->roles[maxr].d->span, maxr, NULL, -1, -1,
 		                   "the block needs %d threads (warps 0..%d) but at most %d are allowed",
-		                   (maxhi + 1) * 32, maxhi, MAX_THREADS);
-		diag_set(&d->condition, "threads (%d) <= %d", (maxhi + 1) * 32, MAX_THREADS);
-		diag_set(&d->hint, "use at most 32 warps: fewer consumer warpgroups or smaller roles");
+		                   threads, maxhi, ti->max_threads_per_block);
+		diag_set(&d->condition, "threads (%d) <= %d", threads, ti->max_threads_per_block);
+		diag_set(&d->hint, "use at most %d warps: fewer consumer warpgroups or smaller roles",
+		         ti->max_threads_per_block / ti->warp_size);
 	}
 }
 
 static void check_regs(VCtx *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int unit = ti->reg_alloc_unit, lo = ti->setmaxnreg_min, hi = ti->setmaxnreg_max;
 	bool all = v->nroles > 0, any = false, differ = false;
 	int first = -1;
 	long long sum = 0;
@@ -182,12 +182,12 @@ static void check_regs(VCtx *v)
 			first = regs;
 		else if (regs != first)
 			differ = true;
-		if (regs % 8 != 0 || regs < 24 || regs > 256) {
+		if (regs % unit != 0 || regs < lo || regs > hi) {
 			Diag *d = v_report(v, "CK-RES-003", a->d->span, r, NULL, -1, -1,
 			                   "role '%s' asks for %d registers per thread, which setmaxnreg cannot set",
 			                   a->name, regs);
-			diag_set(&d->condition, "regs (%d) %% 8 == 0 && 24 <= regs <= 256", regs);
-			int fix = regs < 24 ? 24 : regs > 256 ? 256 : regs / 8 * 8;
+			diag_set(&d->condition, "regs (%d) %% %d == 0 && %d <= regs <= %d", regs, unit, lo, hi);
+			int fix = regs < lo ? lo : regs > hi ? hi : regs / unit * unit;
 			diag_set(&d->hint, "use regs %d", fix);
 		}
 		long long c = (long long)regs * a->threads;
@@ -200,8 +200,10 @@ static void check_regs(VCtx *v)
 	long long threads = 0;
 	for (int r = 0; r < v->nroles; r++)
 		threads += v->roles[r].threads;
-	long long per = threads > 0 ? REGS_PER_SM / threads / 8 * 8 : 0;
-	per = per > 256 ? 256 : per;
+	/* capped at the setmaxnreg maximum (the lowering's launch budget caps at
+	 * max_regs_per_thread instead; see derive.c) */
+	long long per = threads > 0 ? ti->regs_per_sm / threads / unit * unit : 0;
+	per = per > hi ? hi : per;
 	long long pool = per * threads;   /* what the CTA is launched with; setmaxnreg redistributes it */
 	if (all && sum > pool && maxr >= 0) {
 		StrBuf b = {0};
@@ -215,32 +217,34 @@ static void check_regs(VCtx *v)
 		diag_set(&d->condition, "%s = %lld <= %lld", sb_str(&b), sum, pool);
 		long long others = sum - maxc;
 		long long fit = (pool - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
-		fit = fit / 8 * 8;
+		fit = fit / unit * unit;
 		diag_set(&d->hint, "lower role '%s' to regs %lld or fewer", v->roles[maxr].name, fit);
 		sb_free(&b);
 	}
+	int wg = ti->warpgroup_warps;
 	if (any && differ) {
 		for (int r = 0; r < v->nroles; r++) {
 			VRole *a = &v->roles[r];
-			if (a->warps <= 0 || (a->lo % 4 == 0 && a->warps % 4 == 0))
+			if (a->warps <= 0 || (a->lo % wg == 0 && a->warps % wg == 0))
 				continue;
 			Diag *d = v_report(v, "CK-RES-004", a->d->span, r, NULL, -1, -1,
 			                   "roles have different register budgets but role '%s' (warps %d..%d) "
 			                   "does not cover whole warpgroups", a->name, a->lo, a->hi);
-			diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
+			diag_set(&d->condition, "warp_lo (%d) %% %d == 0 && warps (%d) %% %d == 0", a->lo, wg, a->warps, wg);
 			diag_set(&d->hint, "make role '%s' span whole warpgroups (e.g. warps %d..%d)", a->name,
-			         a->lo / 4 * 4, a->lo / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+			         a->lo / wg * wg, a->lo / wg * wg + ((a->warps + wg - 1) / wg) * wg - 1);
 		}
 	}
 }
 
 static void check_wgmma_roles(VCtx *v)
 {
+	int wg = target_info(v->tgt)->warpgroup_warps;
 	for (int r = 0; r < v->nroles; r++) {
 		VRole *a = &v->roles[r];
 		if (a->warps <= 0 || !v_role_uses(v, r, S_WGMMA))
 			continue;
-		if (a->lo % 4 == 0 && a->warps % 4 == 0)
+		if (a->lo % wg == 0 && a->warps % wg == 0)
 			continue;
 		Span at = a->d->span;
 		for (int i = 0; i < v->nst; i++)
@@ -251,36 +255,38 @@ static void check_wgmma_roles(VCtx *v)
 		Diag *d = v_report(v, "CK-RES-006", at, r, NULL, -1, -1,
 		                   "role '%s' issues wgmma but warps %d..%d are not whole warpgroups",
 		                   a->name, a->lo, a->hi);
-		diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
-		diag_set(&d->hint, "declare role '%s' over warps %d..%d", a->name, (a->lo + 3) / 4 * 4,
-		         (a->lo + 3) / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+		diag_set(&d->condition, "warp_lo (%d) %% %d == 0 && warps (%d) %% %d == 0", a->lo, wg, a->warps, wg);
+		diag_set(&d->hint, "declare role '%s' over warps %d..%d", a->name, (a->lo + wg - 1) / wg * wg,
+		         (a->lo + wg - 1) / wg * wg + ((a->warps + wg - 1) / wg) * wg - 1);
 		diag_related(d, a->d->span, "role '%s' declared here", a->name);
 	}
 }
 
 static void check_barriers(VCtx *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int nfree = ti->named_barriers - 1;   /* barrier 0 is __syncthreads */
 	int nsync = 0, last = -1;
 	for (int r = 0; r < v->nroles; r++)
 		if (v_role_uses(v, r, S_SYNC)) {
 			nsync++;
 			last = r;
 		}
-	if (nsync > 15) {
+	if (nsync > nfree) {
 		Diag *d = v_report(v, "CK-RES-007", v->roles[last].d->span, last, NULL, -1, -1,
-		                   "%d roles use named barriers but a block has 15 free (16, one reserved)",
-		                   nsync);
-		diag_set(&d->condition, "roles using sync (%d) <= 15", nsync);
+		                   "%d roles use named barriers but a block has %d free (%d, one reserved)",
+		                   nsync, nfree, ti->named_barriers);
+		diag_set(&d->condition, "roles using sync (%d) <= %d", nsync, nfree);
 		diag_set(&d->hint, "merge roles or replace `sync` with mbarriers");
 	}
 	for (int b = 0; b < v->nbars; b++) {
 		Decl *d0 = v->bars[b].d;
-		if (d0->arrivals >= 1 && d0->arrivals <= MAX_MBAR_COUNT)
+		if (d0->arrivals >= 1 && d0->arrivals <= ti->mbar_max_arrivals)
 			continue;
 		Diag *d = v_report(v, "CK-RES-007", d0->span, -1, NULL, b, -1,
 		                   "barrier '%s' declares %d arrivals, outside the mbarrier count range",
 		                   v->bars[b].name, d0->arrivals);
-		diag_set(&d->condition, "1 <= arrivals (%d) <= %d", d0->arrivals, MAX_MBAR_COUNT);
+		diag_set(&d->condition, "1 <= arrivals (%d) <= %d", d0->arrivals, ti->mbar_max_arrivals);
 		diag_set(&d->hint, "declare the arrivals per phase (one per arriving warpgroup or TMA role)");
 	}
 	/* tx bytes per phase: TMA loads signalling b within one loop body of one role */
@@ -312,12 +318,12 @@ static void check_barriers(VCtx *v)
 					else
 						sum += x;
 				}
-				if (known && sum > MAX_MBAR_COUNT) {
+				if (known && sum > ti->mbar_max_tx) {
 					Diag *d = v_report(v, "CK-RES-008", e->s->span, r, NULL, b, -1,
 					                   "TMA loads signal %lld bytes on barrier '%s' per phase, over the "
 					                   "mbarrier transaction limit", sum, v->bars[b].name);
-					diag_set(&d->condition, "tx_bytes(%s) (%lld) <= %d", v->bars[b].name, sum,
-					         MAX_MBAR_COUNT);
+					diag_set(&d->condition, "tx_bytes(%s) (%lld) <= %lld", v->bars[b].name, sum,
+					         ti->mbar_max_tx);
 					diag_set(&d->hint, "split the tiles over two barriers or shrink the boxes");
 				}
 			}
@@ -327,6 +333,8 @@ static void check_barriers(VCtx *v)
 
 static void check_frag_regs(VCtx *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int wg_threads = ti->warpgroup_warps * ti->warp_size;
 	for (int r = 0; r < v->nroles; r++) {
 		VRole *a = &v->roles[r];
 		if (a->d->regs <= 0 || a->threads <= 0)
@@ -343,7 +351,7 @@ static void check_frag_regs(VCtx *v)
 				el *= fr->dims[q];
 			/* a split fragment is spread over every thread of the role; an unsplit one
 			 * is replicated in each warpgroup, i.e. spread over one warpgroup's threads */
-			int holders = fr->d->split != SPLIT_NONE || a->threads < 128 ? a->threads : 128;
+			int holders = fr->d->split != SPLIT_NONE || a->threads < wg_threads ? a->threads : wg_threads;
 			long long w = (el * dtype_size(fr->d->dt) + 3) / 4;
 			w = (w + holders - 1) / holders;
 			words += w;
