@@ -26,10 +26,10 @@ static const char *kmajor_name(bool kmajor)
 }
 
 /* dtype, rank and dims of a matmul operand (smem buffer or fragment). */
-static bool operand_info(const VCtx *v, const Expr *e, DType *dt, long long dims[2], bool *smem)
+static bool operand_info(const Sched *v, const Expr *e, DType *dt, long long dims[2], bool *smem)
 {
-	const char *n = v_refname(e);
-	int m = v_smem(v, n);
+	const char *n = sched_refname(e);
+	int m = sched_smem(v, n);
 	if (m >= 0) {
 		*dt = v->smems[m].d->dt;
 		*smem = true;
@@ -39,7 +39,7 @@ static bool operand_info(const VCtx *v, const Expr *e, DType *dt, long long dims
 		dims[1] = v->smems[m].dims[1];
 		return true;
 	}
-	int f = v_frag(v, n);
+	int f = sched_frag(v, n);
 	if (f >= 0) {
 		*dt = v->frags[f].d->dt;
 		*smem = false;
@@ -67,7 +67,7 @@ static bool dtype_ok(DType a, DType b, DType acc, bool wgmma)
 	return false;
 }
 
-static void not_available(VCtx *v, VStmt *e, const char *what, const char *hint)
+static void not_available(Sched *v, SchedStmt *e, const char *what, const char *hint)
 {
 	Diag *d = v_report(v, "CK-HW-010", e->s->span, e->role, NULL, -1, -1,
 	                   "%s is not available on target %s", what, target_name(v->tgt));
@@ -75,7 +75,7 @@ static void not_available(VCtx *v, VStmt *e, const char *what, const char *hint)
 	diag_set(&d->hint, "%s", hint);
 }
 
-static void check_matmul(VCtx *v, VStmt *e)
+static void check_matmul(Sched *v, SchedStmt *e)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	Stmt *s = e->s;
@@ -88,12 +88,12 @@ static void check_matmul(VCtx *v, VStmt *e)
 		return;
 	}
 	const Expr *A, *B;
-	if (!v_matmul_ops(s, &A, &B))
+	if (!sched_matmul_ops(s, &A, &B))
 		return;
-	int acc = v_frag(v, v_refname(s->dst));
+	int acc = sched_frag(v, sched_refname(s->dst));
 	if (acc < 0)
 		return; /* CK-SEM-027/040 */
-	VFrag *af = &v->frags[acc];
+	SchedFrag *af = &v->frags[acc];
 	DType da, db;
 	long long ad[2], bd[2];
 	bool asm_, bsm; /* operand placement is sema's CK-SEM-027 */
@@ -111,7 +111,7 @@ static void check_matmul(VCtx *v, VStmt *e)
 	}
 	if (!aok || !bok || af->rank != 2 || !af->cshape)
 		return;
-	bool at = v_is_transposed(A), bt = v_is_transposed(B);
+	bool at = sched_is_transposed(A), bt = sched_is_transposed(B);
 	long long K = at ? ad[0] : ad[1];
 	long long M = af->dims[0], N = af->dims[1];
 	int wgs = e->role >= 0 ? v->roles[e->role].wgs : 1;
@@ -154,7 +154,7 @@ static void check_matmul(VCtx *v, VStmt *e)
 	}
 	int kstep = dtype_size(da) == 1 ? ti->wgmma_k_8bit : ti->wgmma_k_16bit;
 	if (K % kstep || K <= 0) {
-		Diag *d = v_report(v, "CK-HW-003", s->span, e->role, v_refname(A), -1, -1,
+		Diag *d = v_report(v, "CK-HW-003", s->span, e->role, sched_refname(A), -1, -1,
 		                   "wgmma consumes K in steps of %d for %s, but the tile has K=%lld", kstep,
 		                   dtype_name(da), K);
 		diag_set(&d->condition, "K (%lld) %% %d == 0", K, kstep);
@@ -163,16 +163,16 @@ static void check_matmul(VCtx *v, VStmt *e)
 	bool akm = !at, bkm = bt;
 	if (dtype_size(da) != 2 && (!akm || !bkm)) {
 		const Expr *bad = !akm ? A : B;
-		Diag *d = v_report(v, "CK-HW-005", bad->span, e->role, v_refname(bad), -1, -1,
+		Diag *d = v_report(v, "CK-HW-005", bad->span, e->role, sched_refname(bad), -1, -1,
 		                   "operand '%s' is %s, which wgmma supports only for 16-bit types (it is %s)",
-		                   v_refname(bad), kmajor_name(false), dtype_name(da));
+		                   sched_refname(bad), kmajor_name(false), dtype_name(da));
 		diag_set(&d->condition, "%s operands are K-major", dtype_name(da));
 		diag_set(&d->hint, !akm ? "store A as [M, K] and use it without ^T" :
 		         "store B as [N, K] and write b^T");
 	}
 }
 
-static void check_tma(VCtx *v, VStmt *e)
+static void check_tma(Sched *v, SchedStmt *e)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	Stmt *s = e->s;
@@ -182,15 +182,15 @@ static void check_tma(VCtx *v, VStmt *e)
 		return;
 	}
 	const Expr *ref = load ? s->src : s->dst;
-	const char *smn = v_refname(load ? s->dst : s->src);
-	int m = v_smem(v, smn);
-	Decl *p = v_param(v, v_refname(ref));
+	const char *smn = sched_refname(load ? s->dst : s->src);
+	int m = sched_smem(v, smn);
+	Decl *p = sched_param(v, sched_refname(ref));
 	if (!p)
 		return;
-	VEnv env;
-	venv_sample(v, &env, 0);
+	SchedEnv env;
+	sched_env_sample(v, &env, 0);
 	long long box[8];
-	int n = v_box(v, &env, ref, box, 8);
+	int n = sched_box(v, &env, ref, box, 8);
 	if (n <= 0)
 		return;
 	for (int i = 0; i < n; i++)
@@ -226,31 +226,31 @@ static void check_tma(VCtx *v, VStmt *e)
 	}
 }
 
-static void check_strides(VCtx *v)
+static void check_strides(Sched *v)
 {
 	int al = target_info(v->tgt)->tma_inner_align;   /* global strides: multiples of 16 bytes */
 	for (int i = 0; i < v->nparams; i++) {
 		Decl *p = v->params[i];
 		if (p->space != SP_GLOBAL || p->rank < 2)
 			continue;
-		VStmt *use = NULL;
+		SchedStmt *use = NULL;
 		for (int j = 0; j < v->nst && !use; j++) {
 			Stmt *s = v->st[j].s;
-			if ((s->kind == S_TMA_LOAD && v_param(v, v_refname(s->src)) == p) ||
-			    (s->kind == S_TMA_STORE && v_param(v, v_refname(s->dst)) == p))
+			if ((s->kind == S_TMA_LOAD && sched_param(v, sched_refname(s->src)) == p) ||
+			    (s->kind == S_TMA_STORE && sched_param(v, sched_refname(s->dst)) == p))
 				use = &v->st[j];
 		}
 		if (!use)
 			continue;
 		int sz = dtype_size(p->dt);
-		int ns = v_nsamples(v), good = 0, bad = 0;
+		int ns = sched_nsamples(v), good = 0, bad = 0;
 		long long badval = -1;
 		Expr *inner = p->shape[p->rank - 1];
 		for (int q = 0; q < ns; q++) {
-			VEnv env;
-			venv_sample(v, &env, q);
+			SchedEnv env;
+			sched_env_sample(v, &env, q);
 			long long x;
-			if (!v_eval(v, &env, inner, &x))
+			if (!sched_eval(v, &env, inner, &x))
 				continue;
 			if ((x * sz) % al == 0)
 				good++;
@@ -260,7 +260,7 @@ static void check_strides(VCtx *v)
 					badval = x;
 			}
 		}
-		const char *ext = v_exprstr(v, inner);
+		const char *ext = sched_exprstr(v, inner);
 		if (bad && !good) {
 			Diag *d = v_report(v, "CK-HW-008", p->span, use->role, p->name, -1, -1,
 			                   "rows of '%s' are %s x %d B, not a multiple of %d B, so TMA cannot "
@@ -278,16 +278,16 @@ static void check_strides(VCtx *v)
 	}
 }
 
-static void check_cp_async(VCtx *v, VStmt *e)
+static void check_cp_async(Sched *v, SchedStmt *e)
 {
 	Stmt *s = e->s;
-	Decl *p = v_param(v, v_refname(s->src));
+	Decl *p = sched_param(v, sched_refname(s->src));
 	if (!p)
 		return;
-	VEnv env;
-	venv_sample(v, &env, 0);
+	SchedEnv env;
+	sched_env_sample(v, &env, 0);
 	long long box[8];
-	int n = v_box(v, &env, s->src, box, 8);
+	int n = sched_box(v, &env, s->src, box, 8);
 	if (n <= 0)
 		return;
 	long long inner = box[n - 1] * dtype_size(p->dt);
@@ -301,7 +301,7 @@ static void check_cp_async(VCtx *v, VStmt *e)
 	}
 }
 
-static void check_cluster(VCtx *v)
+static void check_cluster(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	for (int i = 0; i < v->k->ndecls; i++) {
@@ -319,7 +319,7 @@ static void check_cluster(VCtx *v)
 		bool ok = true;
 		for (int j = 0; j < d0->nexprs; j++) {
 			long long x;
-			if (!v_eval(v, NULL, d0->exprs[j], &x)) {
+			if (!sched_eval(v, NULL, d0->exprs[j], &x)) {
 				ok = false;
 				break;
 			}
@@ -340,7 +340,7 @@ static void check_cluster(VCtx *v)
 	}
 }
 
-void verify_contract(VCtx *v)
+void verify_contract(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	if (!ti->has_setmaxnreg) {
@@ -355,7 +355,7 @@ void verify_contract(VCtx *v)
 			}
 	}
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		switch (e->s->kind) {
 		case S_WGMMA:
 		case S_MMA:

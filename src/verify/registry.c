@@ -22,8 +22,8 @@
  * piece of static mutable state in the verifier, written once with the same
  * deterministic bytes whoever calls first, so it behaves as a constant.
  *
- * verify_kernel builds the shared model (verify_int.h: roles, resources,
- * statements in program order, domain samples) once and hands it to each
+ * verify_kernel builds the schedule model (src/sched/sched.h: roles,
+ * resources, statements in program order, domain samples) once and hands it to each
  * rule family in a fixed order. Families never stop at the first finding.
  */
 #include "verify_int.h"
@@ -704,8 +704,8 @@ void verify_kernel(Ctx *c, Kernel *k)
 {
 	if (!c || !k)
 		return;
-	VCtx v;
-	vmodel_build(&v, c, k);
+	Sched v;
+	sched_build(&v, c, k);
 	verify_resource(&v);
 	verify_contract(&v);
 	verify_barrier(&v);
@@ -713,5 +713,5 @@ void verify_kernel(Ctx *c, Kernel *k)
 	verify_dataflow(&v);
 	verify_schedule(&v);
 	verify_deadlock(&v);
-	vmodel_free(&v);
+	sched_free(&v);
 }

@@ -26,17 +26,17 @@
 #include "verify_int.h"
 
 
-static bool smem_is_async(const VCtx *v, int m)
+static bool smem_is_async(const Sched *v, int m)
 {
 	for (int i = 0; i < v->nst; i++) {
 		Stmt *s = v->st[i].s;
-		if (s->kind == S_TMA_LOAD && v_smem(v, v_refname(s->dst)) == m)
+		if (s->kind == S_TMA_LOAD && sched_smem(v, sched_refname(s->dst)) == m)
 			return true;
-		if (s->kind == S_TMA_STORE && v_smem(v, v_refname(s->src)) == m)
+		if (s->kind == S_TMA_STORE && sched_smem(v, sched_refname(s->src)) == m)
 			return true;
 		if (s->kind == S_WGMMA) {
 			int rd[8];
-			int n = v_smem_read(v, s, rd, 8);
+			int n = sched_smem_read(v, s, rd, 8);
 			for (int q = 0; q < n; q++)
 				if (rd[q] == m)
 					return true;
@@ -46,21 +46,21 @@ static bool smem_is_async(const VCtx *v, int m)
 }
 
 /* the alignment derive.c gives a buffer: swizzled 1024, TMA/wgmma 128, else 16 */
-static long long smem_align(const VCtx *v, int m)
+static long long smem_align(const Sched *v, int m)
 {
 	if (v->smems[m].d->swizzle != SWZ_NONE)
 		return 1024;
 	return smem_is_async(v, m) ? 128 : 16;
 }
 
-static int stages_of(const VCtx *v, int pipe)
+static int stages_of(const Sched *v, int pipe)
 {
 	if (pipe < 0 || pipe >= v->npipes)
 		return 1;
 	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
 }
 
-static void check_smem(VCtx *v)
+static void check_smem(Sched *v)
 {
 	long long off = 0, maxalign = 16;
 	int big[3] = {-1, -1, -1};
@@ -69,7 +69,7 @@ static void check_smem(VCtx *v)
 	 * each stage rounded up to the buffer's alignment */
 	for (long long al = 1024; al >= 16; al /= 2) {
 		for (int m = 0; m < v->nsmems; m++) {
-			VSmem *s = &v->smems[m];
+			SchedSmem *s = &v->smems[m];
 			if (s->bytes < 0 || smem_align(v, m) != al)
 				continue; /* symbolic shape: sema reports it */
 			if (al > maxalign)
@@ -102,7 +102,7 @@ static void check_smem(VCtx *v)
 		return;
 	StrBuf bb = {0};
 	for (int j = 0; j < 3 && big[j] >= 0; j++) {
-		VSmem *s = &v->smems[big[j]];
+		SchedSmem *s = &v->smems[big[j]];
 		int st = stages_of(v, s->pipe);
 		if (j)
 			sb_puts(&bb, ", ");
@@ -111,7 +111,7 @@ static void check_smem(VCtx *v)
 		else
 			sb_printf(&bb, "%s %lld B", s->name, s->bytes);
 	}
-	VSmem *s0 = &v->smems[big[0]];
+	SchedSmem *s0 = &v->smems[big[0]];
 	Diag *d = v_report(v, "CK-RES-001", s0->d->span, -1, s0->name, -1, s0->pipe,
 	                   "shared memory needs %lld B but %s allows %lld B per block (biggest: %s)",
 	                   total, target_name(v->tgt), limit, sb_str(&bb));
@@ -136,13 +136,13 @@ static void check_smem(VCtx *v)
 	sb_free(&bb);
 }
 
-static void check_warps(VCtx *v)
+static void check_warps(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	int maxhi = -1;
 	int maxr = -1;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		if (a->lo < 0 || a->hi < a->lo)
 			continue; /* CK-SEM-006 */
 		if (a->hi > maxhi) {
@@ -161,7 +161,7 @@ static void check_warps(VCtx *v)
 	}
 }
 
-static void check_regs(VCtx *v)
+static void check_regs(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	int unit = ti->reg_alloc_unit, lo = ti->setmaxnreg_min, hi = ti->setmaxnreg_max;
@@ -171,7 +171,7 @@ static void check_regs(VCtx *v)
 	int maxr = -1;
 	long long maxc = -1;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		int regs = a->d->regs;
 		if (regs <= 0) {
 			all = false;
@@ -224,7 +224,7 @@ static void check_regs(VCtx *v)
 	int wg = ti->warpgroup_warps;
 	if (any && differ) {
 		for (int r = 0; r < v->nroles; r++) {
-			VRole *a = &v->roles[r];
+			SchedRole *a = &v->roles[r];
 			if (a->warps <= 0 || (a->lo % wg == 0 && a->warps % wg == 0))
 				continue;
 			Diag *d = v_report(v, "CK-RES-004", a->d->span, r, NULL, -1, -1,
@@ -237,12 +237,12 @@ static void check_regs(VCtx *v)
 	}
 }
 
-static void check_wgmma_roles(VCtx *v)
+static void check_wgmma_roles(Sched *v)
 {
 	int wg = target_info(v->tgt)->warpgroup_warps;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
-		if (a->warps <= 0 || !v_role_uses(v, r, S_WGMMA))
+		SchedRole *a = &v->roles[r];
+		if (a->warps <= 0 || !sched_role_uses(v, r, S_WGMMA))
 			continue;
 		if (a->lo % wg == 0 && a->warps % wg == 0)
 			continue;
@@ -262,13 +262,13 @@ static void check_wgmma_roles(VCtx *v)
 	}
 }
 
-static void check_barriers(VCtx *v)
+static void check_barriers(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	int nfree = ti->named_barriers - 1;   /* barrier 0 is __syncthreads */
 	int nsync = 0, last = -1;
 	for (int r = 0; r < v->nroles; r++)
-		if (v_role_uses(v, r, S_SYNC)) {
+		if (sched_role_uses(v, r, S_SYNC)) {
 			nsync++;
 			last = r;
 		}
@@ -294,25 +294,25 @@ static void check_barriers(VCtx *v)
 		for (int r = 0; r < v->nroles; r++) {
 			/* group by innermost loop */
 			for (int i = 0; i < v->nst; i++) {
-				VStmt *e = &v->st[i];
-				if (e->role != r || e->s->kind != S_TMA_LOAD || v_bar(v, e->s->name) != b)
+				SchedStmt *e = &v->st[i];
+				if (e->role != r || e->s->kind != S_TMA_LOAD || sched_bar(v, e->s->name) != b)
 					continue;
 				/* first such statement of this loop body: sum the group */
 				bool first = true;
 				for (int j = 0; j < i; j++)
 					if (v->st[j].role == r && v->st[j].s->kind == S_TMA_LOAD &&
-					    v_bar(v, v->st[j].s->name) == b && v->st[j].loop == e->loop)
+					    sched_bar(v, v->st[j].s->name) == b && v->st[j].loop == e->loop)
 						first = false;
 				if (!first)
 					continue;
 				long long sum = 0;
 				bool known = true;
 				for (int j = i; j < v->nst; j++) {
-					VStmt *f = &v->st[j];
-					if (f->role != r || f->s->kind != S_TMA_LOAD || v_bar(v, f->s->name) != b ||
+					SchedStmt *f = &v->st[j];
+					if (f->role != r || f->s->kind != S_TMA_LOAD || sched_bar(v, f->s->name) != b ||
 					    f->loop != e->loop)
 						continue;
-					long long x = v_tma_bytes(v, f->s);
+					long long x = sched_tma_bytes(v, f->s);
 					if (x < 0)
 						known = false;
 					else
@@ -331,19 +331,19 @@ static void check_barriers(VCtx *v)
 	}
 }
 
-static void check_frag_regs(VCtx *v)
+static void check_frag_regs(Sched *v)
 {
 	const TargetInfo *ti = target_info(v->tgt);
 	int wg_threads = ti->warpgroup_warps * ti->warp_size;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		if (a->d->regs <= 0 || a->threads <= 0)
 			continue;
 		long long words = 0;
 		int big = -1;
 		long long bigw = -1;
 		for (int f = 0; f < v->nfrags; f++) {
-			VFrag *fr = &v->frags[f];
+			SchedFrag *fr = &v->frags[f];
 			if (fr->role != r || !fr->cshape)
 				continue;
 			long long el = 1;
@@ -371,7 +371,7 @@ static void check_frag_regs(VCtx *v)
 	}
 }
 
-void verify_resource(VCtx *v)
+void verify_resource(Sched *v)
 {
 	check_smem(v);
 	check_warps(v);
