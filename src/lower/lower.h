@@ -279,10 +279,10 @@ void plan_print(StrBuf *out, const Plan *p);
  * partial text that must not be compiled). */
 bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang);
 
-/* Evaluate a scalar integer expression over bound dims: integer literals,
- * dims (dimvals indexed like Kernel.dims), consts, + - * / % << >>, comparisons,
- * && || !, min/max. False when it uses anything else (grid vars, loop vars),
- * divides by zero, or overflows. */
+/* Evaluate a scalar integer expression over bound dims (dimvals indexed like
+ * Kernel.dims; NULL: dims unbound) and consts, with front/eval.h's operators and
+ * overflow rule. False when it uses anything else (grid vars, loop vars), divides
+ * by zero, or overflows. */
 bool eval_expr(const Expr *e, const Kernel *k, const long long *dimvals, long long *out);
 
 /* True when every `domain` constraint holds for dimvals. Otherwise false and,

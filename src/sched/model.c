@@ -18,13 +18,16 @@
  * last one when a dim has fewer), which is how the deadlock checker and the
  * trip-count rules pick concrete points inside the domain.
  *
- * Evaluation is 64-bit integer arithmetic with overflow and division by
- * zero treated as "not computable" rather than undefined behaviour.
+ * Evaluation is front/eval.c's checked 64-bit arithmetic (overflow and
+ * division by zero are "not computable", never undefined behaviour), with
+ * names bound by an environment (dims, grid and loop variables) and consts
+ * by their declarations.
  *
  * Conventions the lowering implements and the verifier must assume are
  * decided here, once: which barrier waits "start free" (sched_starts_free).
  */
 #include "sched.h"
+#include "../front/eval.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,122 +136,30 @@ static bool env_get(const SchedEnv *env, const char *name, long long *out)
 	return false;
 }
 
-static bool eval_rec(const Sched *v, const SchedEnv *env, const Expr *e, long long *out, int depth);
+/* The model's names: an env binding first (dims, grid and loop variables),
+ * then a const, whose value is evaluated with no env (consts are constant). */
+typedef struct Scope {
+	const Sched *v;
+	const SchedEnv *env;
+} Scope;
 
-static bool const_value(const Sched *v, const char *name, long long *out, int depth)
+static bool scope_lookup(const void *sc, const Expr *id, int depth, long long *out)
 {
-	for (int i = 0; i < v->nconsts; i++)
-		if (v->consts[i]->name && strcmp(v->consts[i]->name, name) == 0)
-			return eval_rec(v, NULL, v->consts[i]->value, out, depth + 1);
+	const Scope *s = sc;
+	if (env_get(s->env, id->name, out))
+		return true;
+	for (int i = 0; i < s->v->nconsts; i++)
+		if (s->v->consts[i]->name && strcmp(s->v->consts[i]->name, id->name) == 0) {
+			Scope cs = {s->v, NULL};
+			return eval_int_at(s->v->consts[i]->value, scope_lookup, &cs, depth + 1, out);
+		}
 	return false;
-}
-
-static bool eval_rec(const Sched *v, const SchedEnv *env, const Expr *e, long long *out, int depth)
-{
-	if (!e || depth > 64)
-		return false;
-	long long a, b;
-	switch (e->kind) {
-	case E_INT:
-		*out = e->ival;
-		return true;
-	case E_IDENT:
-		if (!e->name)
-			return false;
-		if (env_get(env, e->name, out))
-			return true;
-		return const_value(v, e->name, out, depth);
-	case E_UNARY:
-		if (!eval_rec(v, env, e->lhs, &a, depth + 1))
-			return false;
-		if (e->op == '-') {
-			if (a == INT64_MIN)
-				return false;
-			*out = -a;
-		} else if (e->op == '!') {
-			*out = !a;
-		} else {
-			return false;
-		}
-		return true;
-	case E_BINARY:
-		if (e->op == OP_AND || e->op == OP_OR) {
-			if (!eval_rec(v, env, e->lhs, &a, depth + 1))
-				return false;
-			if (e->op == OP_AND && !a) { *out = 0; return true; }
-			if (e->op == OP_OR && a) { *out = 1; return true; }
-			if (!eval_rec(v, env, e->rhs, &b, depth + 1))
-				return false;
-			*out = b != 0;
-			return true;
-		}
-		if (!eval_rec(v, env, e->lhs, &a, depth + 1) || !eval_rec(v, env, e->rhs, &b, depth + 1))
-			return false;
-		switch (e->op) {
-		case '+': return !__builtin_add_overflow(a, b, out);
-		case '-': return !__builtin_sub_overflow(a, b, out);
-		case '*': return !__builtin_mul_overflow(a, b, out);
-		case '/':
-			if (b == 0 || (a == INT64_MIN && b == -1))
-				return false;
-			*out = a / b;
-			return true;
-		case '%':
-			if (b == 0 || (a == INT64_MIN && b == -1))
-				return false;
-			*out = a % b;
-			return true;
-		case '<': *out = a < b; return true;
-		case '>': *out = a > b; return true;
-		case OP_LE: *out = a <= b; return true;
-		case OP_GE: *out = a >= b; return true;
-		case OP_EQ: *out = a == b; return true;
-		case OP_NE: *out = a != b; return true;
-		case OP_SHL:
-			if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b))
-				return false;
-			*out = a << b;
-			return true;
-		case OP_SHR:
-			if (b < 0 || b > 63)
-				return false;
-			*out = a >> b;
-			return true;
-		default:
-			return false;
-		}
-	case E_CALL:
-		if (!e->name)
-			return false;
-		if ((strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0) && e->nargs == 2) {
-			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
-			    !eval_rec(v, env, e->args[1], &b, depth + 1))
-				return false;
-			*out = (e->name[1] == 'i') ? (a < b ? a : b) : (a > b ? a : b);
-			return true;
-		}
-		if ((strcmp(e->name, "cdiv") == 0 || strcmp(e->name, "ceildiv") == 0) && e->nargs == 2) {
-			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
-			    !eval_rec(v, env, e->args[1], &b, depth + 1) || b <= 0 || a < 0)
-				return false;
-			*out = (a + b - 1) / b;
-			return true;
-		}
-		if ((strcmp(e->name, "i32") == 0 || strcmp(e->name, "i64") == 0 ||
-		     strcmp(e->name, "u32") == 0) && e->nargs == 1)
-			return eval_rec(v, env, e->args[0], out, depth + 1);
-		return false;
-	default:
-		return false;
-	}
 }
 
 bool sched_eval(const Sched *v, const SchedEnv *env, const Expr *e, long long *out)
 {
-	long long tmp;
-	if (!out)
-		out = &tmp;
-	return eval_rec(v, env, e, out, 0);
+	Scope sc = {v, env};
+	return eval_int(e, scope_lookup, &sc, out);
 }
 
 int sched_nsamples(const Sched *v)
