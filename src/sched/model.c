@@ -24,7 +24,9 @@
  * by their declarations.
  *
  * Conventions the lowering implements and the verifier must assume are
- * decided here, once: which barrier waits "start free" (sched_starts_free).
+ * decided here, once: the shared-memory layout (layout_smem: alignments,
+ * ring strides, offsets, barriers after buffers, the bytes a launch asks
+ * for) and which barrier waits "start free" (sched_starts_free).
  */
 #include "sched.h"
 #include "../front/eval.h"
@@ -599,6 +601,89 @@ static long long elems_of(const Sched *v, Expr **shape, int rank, long long *dim
 	return *cshape ? n : -1;
 }
 
+/* ---- shared-memory layout (sched.h, "Shared-memory layout") ---- */
+
+enum {
+	ALIGN_SWIZZLE = 1024,   /* swizzled buffers */
+	ALIGN_ASYNC = 128,      /* TMA destinations, wgmma operands */
+	ALIGN_MIN = 16,         /* everything else */
+	MBAR_BYTES = 8,         /* one mbarrier */
+};
+
+static long long round_up(long long x, long long a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* Copies of a buffer or barrier on ring pipe (1 when none or malformed). */
+static int ring_stages(const Sched *v, int pipe)
+{
+	if (pipe < 0 || pipe >= v->npipes)
+		return 1;
+	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
+}
+
+/* Which buffers a TMA load fills and which wgmma reads: their alignment. */
+static void mark_smem_uses(Sched *v)
+{
+	for (int i = 0; i < v->nst; i++) {
+		const Stmt *s = v->st[i].s;
+		const Expr *a, *b;
+		if (s->kind == S_TMA_LOAD) {
+			int m = sched_smem(v, sched_refname(s->dst));
+			if (m >= 0)
+				v->smems[m].tma_dst = true;
+		} else if (s->kind == S_WGMMA && sched_matmul_ops(s, &a, &b)) {
+			int ma = sched_smem(v, sched_refname(a)), mb = sched_smem(v, sched_refname(b));
+			if (ma >= 0)
+				v->smems[ma].wgmma_operand = true;
+			if (mb >= 0)
+				v->smems[mb].wgmma_operand = true;
+		}
+	}
+}
+
+/* The one place the dynamic shared memory is laid out. */
+static void layout_smem(Sched *v)
+{
+	mark_smem_uses(v);
+	for (int m = 0; m < v->nsmems; m++) {
+		SchedSmem *b = &v->smems[m];
+		b->stages = ring_stages(v, b->pipe);
+		b->align = b->d->swizzle != SWZ_NONE ? ALIGN_SWIZZLE
+		         : b->tma_dst || b->wgmma_operand ? ALIGN_ASYNC : ALIGN_MIN;
+		b->stride = b->bytes >= 0 ? round_up(b->bytes, b->align) : 0;
+		b->offset = -1;
+	}
+	/* largest alignment first, declaration order within */
+	v->smem_order = arena_alloc(v->a, sizeof(int) * (size_t)(v->nsmems + 1));
+	long long off = 0;
+	int maxalign = ALIGN_MIN;
+	for (int al = ALIGN_SWIZZLE; al >= ALIGN_MIN; al /= 2)
+		for (int m = 0; m < v->nsmems; m++) {
+			SchedSmem *b = &v->smems[m];
+			if (b->bytes < 0 || b->align != al)
+				continue;
+			off = round_up(off, al);
+			b->offset = off;
+			off += b->stride * b->stages;
+			if (al > maxalign)
+				maxalign = al;
+			v->smem_order[v->nsmem_order++] = m;
+		}
+	/* then the mbarriers, one per ring stage */
+	off = round_up(off, MBAR_BYTES);
+	v->smem_bar_base = off;
+	for (int i = 0; i < v->nbars; i++) {
+		v->bars[i].count = ring_stages(v, v->bars[i].pipe);
+		v->bars[i].offset = off;
+		off += (long long)MBAR_BYTES * v->bars[i].count;
+	}
+	v->smem_used = off;
+	v->smem_base_align = maxalign;
+	v->smem_bytes = off + (maxalign > ALIGN_MIN ? maxalign : 0);
+}
+
 void sched_build(Sched *v, Ctx *c, Kernel *k)
 {
 	memset(v, 0, sizeof *v);
@@ -679,7 +764,7 @@ void sched_build(Sched *v, Ctx *c, Kernel *k)
 	v->bars = arena_alloc(v->a, sizeof(SchedBar) * (size_t)(bars.len + 1));
 	for (int i = 0; i < bars.len; i++) {
 		Decl *d = bars.data[i];
-		v->bars[i] = (SchedBar){d, d->name ? d->name : "?", sched_pipe(v, d->ring)};
+		v->bars[i] = (SchedBar){.d = d, .name = d->name ? d->name : "?", .pipe = sched_pipe(v, d->ring)};
 	}
 	vec_free(&bars);
 	v->nfrags = frags.len;
@@ -750,6 +835,7 @@ void sched_build(Sched *v, Ctx *c, Kernel *k)
 		v->sidx_key[h] = v->st[i].s;
 		v->sidx_val[h] = i;
 	}
+	layout_smem(v);
 }
 
 void sched_free(Sched *v)

@@ -15,8 +15,10 @@
  * Contents (all arena-backed, in the compilation's arena):
  *   roles      warp range, threads, warpgroups, arrive weight, first `in` block;
  *   pipes      stage count;
- *   smems      ring pipeline, constant extents, bytes per stage;
- *   bars       ring pipeline;
+ *   smems      ring pipeline, constant extents, bytes per stage, how the
+ *              program uses it (TMA destination, wgmma operand) and its
+ *              place in the shared-memory layout;
+ *   bars       ring pipeline, mbarrier count and offset;
  *   frags      owning role, constant extents;
  *   params, consts, the domain constraints split at `&&`;
  *   dims       the symbolic sizes of the global params, each with up to
@@ -28,6 +30,22 @@
  *              index hash.
  * Indices are declaration order within each kind, so index i of roles,
  * pipes, smems, bars and frags is also index i of the Plan's tables.
+ *
+ * Shared-memory layout. One function (layout_smem in model.c) places the
+ * dynamic shared memory, and both the verifier's capacity rule (CK-RES-001)
+ * and the lowering (Plan.buffers, Plan.barriers, Plan.smem_*) read the
+ * result, so the bytes the verifier checks are the bytes the kernel asks
+ * for. Every buffer gets the alignment its uses need: 1024 B when swizzled
+ * (so the swizzle pattern and the wgmma descriptor's base offset line up;
+ * a safe superset of the 512/256 B the 64B/32B patterns need), 128 B when a
+ * TMA load fills it or wgmma reads it, 16 B otherwise. Each stage is rounded
+ * up to that alignment and a ring buffer has one stage per pipeline stage.
+ * Buffers are placed largest alignment first, declaration order within;
+ * then the mbarriers, 8 B each, one per ring stage, from the next multiple
+ * of 8. The runtime only guarantees a 16-byte aligned dynamic base, so the
+ * kernel aligns it itself and the launch asks for the largest alignment as
+ * slack. A buffer whose size is unknown (a symbolic extent, which sema
+ * rejects) is not placed.
  *
  * Layering: sched/ sits above front/ and base/ and below verify/ and
  * lower/; it includes only those two. Reporting (rule IDs, findings) is
@@ -68,12 +86,21 @@ typedef struct SchedSmem {
 	bool cshape;          /* every extent folded to a constant */
 	long long elems;      /* per stage, -1 if unknown */
 	long long bytes;      /* per stage, -1 if unknown */
+	bool tma_dst;         /* some TMA load fills it */
+	bool wgmma_operand;   /* some wgmma reads it as an operand (through a descriptor) */
+	/* the shared-memory layout (see "Shared-memory layout" above) */
+	int stages;           /* copies: the ring's stages (at least 1), 1 if not a ring */
+	int align;            /* 1024 swizzled, 128 TMA destination or wgmma operand, else 16 */
+	long long stride;     /* bytes per stage rounded up to align (0 when bytes unknown) */
+	long long offset;     /* from the aligned dynamic-smem base; -1 when not placed */
 } SchedSmem;
 
 typedef struct SchedBar {
 	Decl *d;
 	const char *name;
 	int pipe;             /* ring pipeline index or -1 */
+	int count;            /* mbarriers: the ring's stages (at least 1), 1 if not a ring */
+	long long offset;     /* of mbarrier 0 from the aligned base (8 bytes each) */
 } SchedBar;
 
 typedef struct SchedFrag {
@@ -124,6 +151,13 @@ typedef struct Sched {
 	bool domain_ok;                   /* every dim got at least one value */
 	const char **gridvars; int ngridvars;
 	bool persistent;                  /* grid persistent: role programs run once per tile */
+	/* shared-memory layout: buffers in smem_order, then the barriers */
+	int *smem_order; int nsmem_order; /* placed buffers (bytes known), in placement order */
+	long long smem_bar_base;          /* offset of the first barrier: end of the buffers, 8-aligned */
+	long long smem_used;              /* end of the last barrier */
+	int smem_base_align;              /* largest buffer alignment (at least 16) */
+	long long smem_bytes;             /* dynamic smem a launch requests: smem_used plus
+	                                   * smem_base_align of slack when that is above 16 */
 	SchedStmt *st; int nst;
 	const Stmt **sidx_key; int *sidx_val; int sidx_cap;   /* Stmt* -> index hash */
 } Sched;

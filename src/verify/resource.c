@@ -2,112 +2,63 @@
  * resource.c — per-target resource limits (CK-RES-*).
  *
  * The lowering derives the shared-memory layout, the register split and the
- * barrier table; this family derives the same numbers first and checks them
- * against the target's limits, so that a schedule which cannot launch is
+ * barrier table; this family checks the same numbers against the target's
+ * limits (base/target.h) first, so that a schedule which cannot launch is
  * rejected with the numbers that make it fail:
  *
- *   - shared memory: the same plan as the lowering (derive.c): swizzled
- *     buffers aligned to 1024 B (a safe superset of the 512/256 B the 64B and
- *     32B patterns need), TMA endpoints and wgmma operands to 128 B, others
- *     to 16 B; placed largest alignment first, declaration order within,
- *     each stage rounded up to the alignment, ring buffers times stages;
- *     then 8-byte mbarriers times stages; plus slack of the largest
- *     alignment for the dynamic base (only 16-byte aligned by the runtime).
- *     sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
+ *   - shared memory: the layout of the schedule model (sched.h, "Shared-
+ *     memory layout"), the one the lowering uses: swizzled buffers aligned to
+ *     1024 B, TMA destinations and wgmma operands to 128 B, others to 16 B;
+ *     largest alignment first, ring buffers times stages, then the 8-byte
+ *     mbarriers, plus slack of the largest alignment for the dynamic base.
+ *     The total must fit the target table's smem_per_block (227 KB on
+ *     sm_90a / sm_100a, 163 KB on sm_80).
  *   - registers: regs x threads summed over roles <= the registers the CTA is
  *     launched with, threads x min(256, the multiple of 8 at or below 65536 /
  *     threads) (ptxas gives a kernel that uses setmaxnreg the most its launch
  *     bounds allow, and setmaxnreg only moves registers between warpgroups:
  *     an increase the pool cannot cover blocks forever); setmaxnreg takes
- *     multiples of 8 in 24..256 and acts per warpgroup.
+ *     multiples of 8 in 24..256 and acts per warpgroup. The numbers are the
+ *     target table's setmaxnreg_max, reg_alloc_unit, regs_per_sm and
+ *     setmaxnreg_min.
  *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
  *     mbarrier counts within their hardware fields; tx bytes per phase.
  */
 #include "verify_int.h"
 
-
-static bool smem_is_async(const Sched *v, int m)
-{
-	for (int i = 0; i < v->nst; i++) {
-		Stmt *s = v->st[i].s;
-		if (s->kind == S_TMA_LOAD && sched_smem(v, sched_refname(s->dst)) == m)
-			return true;
-		if (s->kind == S_TMA_STORE && sched_smem(v, sched_refname(s->src)) == m)
-			return true;
-		if (s->kind == S_WGMMA) {
-			int rd[8];
-			int n = sched_smem_read(v, s, rd, 8);
-			for (int q = 0; q < n; q++)
-				if (rd[q] == m)
-					return true;
-		}
-	}
-	return false;
-}
-
-/* the alignment derive.c gives a buffer: swizzled 1024, TMA/wgmma 128, else 16 */
-static long long smem_align(const Sched *v, int m)
-{
-	if (v->smems[m].d->swizzle != SWZ_NONE)
-		return 1024;
-	return smem_is_async(v, m) ? 128 : 16;
-}
-
-static int stages_of(const Sched *v, int pipe)
-{
-	if (pipe < 0 || pipe >= v->npipes)
-		return 1;
-	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
-}
-
 static void check_smem(Sched *v)
 {
-	long long off = 0, maxalign = 16;
+	/* the layout is the model's (sched.h), the one the lowering uses */
 	int big[3] = {-1, -1, -1};
 	long long bigsz[3] = {0, 0, 0};
-	/* placement as in derive.c: largest alignment first, declaration order within,
-	 * each stage rounded up to the buffer's alignment */
-	for (long long al = 1024; al >= 16; al /= 2) {
-		for (int m = 0; m < v->nsmems; m++) {
-			SchedSmem *s = &v->smems[m];
-			if (s->bytes < 0 || smem_align(v, m) != al)
-				continue; /* symbolic shape: sema reports it */
-			if (al > maxalign)
-				maxalign = al;
-			off = (off + al - 1) / al * al;
-			long long stride = (s->bytes + al - 1) / al * al;
-			long long sz = stride * stages_of(v, s->pipe);
-			off += sz;
-			for (int j = 0; j < 3; j++)
-				if (sz > bigsz[j]) {
-					for (int q = 2; q > j; q--) {
-						big[q] = big[q - 1];
-						bigsz[q] = bigsz[q - 1];
-					}
-					big[j] = m;
-					bigsz[j] = sz;
-					break;
+	for (int q = 0; q < v->nsmem_order; q++) {
+		int m = v->smem_order[q];
+		long long sz = v->smems[m].stride * v->smems[m].stages;
+		for (int j = 0; j < 3; j++)
+			if (sz > bigsz[j]) {
+				for (int r = 2; r > j; r--) {
+					big[r] = big[r - 1];
+					bigsz[r] = bigsz[r - 1];
 				}
-		}
+				big[j] = m;
+				bigsz[j] = sz;
+				break;
+			}
 	}
-	off = (off + 7) / 8 * 8;
-	long long barbytes = 0;
-	for (int b = 0; b < v->nbars; b++)
-		barbytes += 8LL * stages_of(v, v->bars[b].pipe);
-	off += barbytes;
-	long long slack = maxalign > 16 ? maxalign : 0;
-	long long total = off + slack;
+	long long buffers = v->smem_bar_base;
+	long long barbytes = v->smem_used - v->smem_bar_base;
+	long long slack = v->smem_bytes - v->smem_used;
+	long long total = v->smem_bytes;
 	long long limit = target_info(v->tgt)->smem_per_block;
 	if (total <= limit || big[0] < 0)
 		return;
 	StrBuf bb = {0};
 	for (int j = 0; j < 3 && big[j] >= 0; j++) {
 		SchedSmem *s = &v->smems[big[j]];
-		int st = stages_of(v, s->pipe);
 		if (j)
 			sb_puts(&bb, ", ");
-		if (st > 1)
-			sb_printf(&bb, "%s %d x %lld B", s->name, st, s->bytes);
+		if (s->stages > 1)
+			sb_printf(&bb, "%s %d x %lld B", s->name, s->stages, s->bytes);
 		else
 			sb_printf(&bb, "%s %lld B", s->name, s->bytes);
 	}
@@ -116,13 +67,13 @@ static void check_smem(Sched *v)
 	                   "shared memory needs %lld B but %s allows %lld B per block (biggest: %s)",
 	                   total, target_name(v->tgt), limit, sb_str(&bb));
 	diag_set(&d->condition, "smem_total (%lld = %lld buffers + %lld barriers + %lld align slack) <= %lld",
-	         total, off - barbytes, barbytes, slack, limit);
-	if (s0->pipe >= 0 && stages_of(v, s0->pipe) > 1) {
+	         total, buffers, barbytes, slack, limit);
+	if (s0->pipe >= 0 && s0->stages > 1) {
 		long long per = 0;
 		for (int m = 0; m < v->nsmems; m++)
 			if (v->smems[m].pipe == s0->pipe && v->smems[m].bytes > 0)
 				per += v->smems[m].bytes;
-		int st = stages_of(v, s0->pipe);
+		int st = s0->stages;
 		int need = st;
 		while (need > 1 && total - (long long)(st - need) * per > limit)
 			need--;

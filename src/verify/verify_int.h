@@ -3,7 +3,7 @@
  * reporting helper.
  *
  * verify_kernel builds one schedule model per kernel (src/sched/sched.h:
- * roles, pipelines, shared buffers, barriers, fragments,
+ * roles, pipelines, shared buffers and their layout, barriers, fragments,
  * the preorder statement index and the sampled domain points). It is the
  * same model the lowering's derive step reads, so the verifier checks the
  * facts the lowering will use. Each family (resource.c, contract.c,
