@@ -902,7 +902,7 @@ static void derive_frags(Der *d)
 			}
 			f->wg_cols = cols / nwg;
 		}
-		f->mtiles = f->wg_rows % 64 == 0 ? (int)(f->wg_rows / 64) : 0;
+		f->mtiles = f->wg_rows % d->ti->wgmma_m == 0 ? (int)(f->wg_rows / d->ti->wgmma_m) : 0;
 		if (fd->rank == 2) {
 			f->layout = FRAG_ACC;
 			f->regs_per_thread = f->mtiles && f->wg_cols % 8 == 0 ? (int)(f->mtiles * f->wg_cols / 2) : 0;
