@@ -16,7 +16,6 @@
  * CK-LOW-* refusals. Hardware limits come from the target table
  * (base/target.h). The steps:
  *
- *
  *   roles      warp range -> thread range, warpgroups, the elected thread of
  *              a role that only issues asynchronous work (a TMA producer),
  *              setmaxnreg per role (dec below the launch budget, inc above;
@@ -167,8 +166,8 @@ static Diag *low_err(Der *d, const char *id, Span sp, const char *fmt, ...)
 	return diag_add(d->c->diags, id, SEV_ERROR, sp, "%s", buf);
 }
 
-/* The model's value dim of declared extent e; reports CK-LOW-005 when it is not a
- * positive constant. */
+/* Declared extent e, whose value in the model is dim: true with *out = dim when it
+ * is a positive constant, else reports CK-LOW-005. */
 static bool const_extent(Der *d, long long dim, Expr *e, const char *what, const char *name, long long *out)
 {
 	*out = dim;

@@ -691,6 +691,8 @@ void sched_build(Sched *v, Ctx *c, Kernel *k)
 	v->k = k;
 	v->a = &c->arena;
 	v->tgt = k->target;
+	const TargetInfo *ti = target_info(k->target);
+	int wgw = ti->warpgroup_warps;
 	Vec roles = {0}, pipes = {0}, smems = {0}, bars = {0}, frags = {0}, params = {0},
 	    consts = {0}, dom = {0}, dims = {0};
 	for (int i = 0; i < k->ndecls; i++) {
@@ -735,9 +737,9 @@ void sched_build(Sched *v, Ctx *c, Kernel *k)
 		r->lo = d->warp_lo;
 		r->hi = d->warp_hi;
 		r->warps = d->warp_hi >= d->warp_lo ? d->warp_hi - d->warp_lo + 1 : 0;
-		r->threads = r->warps * 32;
-		r->wgs = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
-		r->arrive_weight = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
+		r->threads = r->warps * ti->warp_size;
+		r->wgs = r->warps >= wgw ? (r->warps + wgw - 1) / wgw : 1;
+		r->arrive_weight = r->wgs;
 	}
 	vec_free(&roles);
 	v->npipes = pipes.len;

@@ -65,8 +65,9 @@ typedef struct SchedRole {
 	Decl *d;
 	const char *name;
 	int lo, hi, warps, threads;
-	int arrive_weight;    /* arrivals per `arrive`: warpgroups, or 1 under 4 warps */
-	int wgs;              /* warpgroups (warps / 4, at least 1) */
+	int arrive_weight;    /* arrivals per `arrive` the verifier assumes: wgs */
+	int wgs;              /* warpgroups: warps / 4 rounded up, 1 under 4 warps (the
+	                       * target table's warpgroup_warps) */
 	Stmt *prog;           /* the first `in` block of this role, or NULL */
 	int nprogs;           /* number of `in` blocks naming it */
 } SchedRole;
