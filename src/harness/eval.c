@@ -308,7 +308,10 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 				if (v == RUN_NO_GPU && !err[0])
 					snprintf(err, sizeof err, "%s", gpu_no_driver_msg());
 				res->verdict = from_run(v);
-				snprintf(res->message, sizeof res->message, "%s%s%s", err, story.len ? "; " : "", sb_str(&story));
+				StrBuf m = {0};
+				sb_printf(&m, "%s%s%s", err, story.len ? "; " : "", sb_str(&story));
+				snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, sb_str(&m));
+				sb_free(&m);
 				sb_free(&story);
 				if (rep.iters)
 					res->median_us = rep.med_us, res->min_us = rep.min_us, res->max_us = rep.max_us;

@@ -454,15 +454,16 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		K = AF->wg_cols;
 	}
 	int nwg = r->nwg;
-	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= 8 && f->wg_cols <= 256 && f->wg_cols % 8 == 0;
+	const TargetInfo *ti = target_info(p->target);   /* wgmma m64nNk16 shape limits */
+	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0;
 	if (f->split == SPLIT_N)
 		ok_shape = ok_shape && tb && M == f->wg_rows && N == f->cols;
 	else
 		ok_shape = ok_shape && M == f->rows && N == f->wg_cols && (f->split == SPLIT_M || nwg == 1);
-	if (!ok_shape || KB != K || K % 16) {
+	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
 		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
-		diag_set(&d->hint, "each warpgroup needs a multiple of 64 rows and 8..256 columns (multiple of 8); K a multiple of 16");
+		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d); K a multiple of %d", ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
 		return;
 	}
 	int n = (int)f->wg_cols;
