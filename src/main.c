@@ -25,6 +25,7 @@
 #include "verify/verify.h"
 #include "lower/lower.h"
 #include "gpu/gpu.h"
+#include "cmd/cmd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -79,6 +80,12 @@ static const struct Command {
 	 "           [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
 	 "           [--device N] [--format=text|json]\n"
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
+	{"tactics", cmd_tactics,
+	 "tactics [--format=text|json]\n"
+	 "      list the tactics (named, parameterized IR rewrites) with their parameters"},
+	{"apply", cmd_apply,
+	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
+	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},
