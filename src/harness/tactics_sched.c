@@ -21,7 +21,9 @@
  *   persistent, nonpersistent, raster_group:G   the grid's clauses;
  *   swap_ab           the grid's two axes exchanged (and the cluster's), so
  *                     the raster walks the other operand's tiles fastest; the
- *                     producer issues the B tile's TMA before the A tile's.
+ *                     producer's A and B tile loads trade places, so the tile
+ *                     the next CTAs share is requested first. Applied twice it
+ *                     is the identity.
  *
  * tac_fix_splits() is shared with the tile tactics (tactics_tile.c), which
  * change how many rows an accumulator has.
@@ -552,7 +554,7 @@ static bool swap_in(Stmt **b, int n, const Decl *da, const Decl *db)
 		if (s->dst->sym->decl == db && ib < 0)
 			ib = i;
 	}
-	if (ia < 0 || ib < 0 || ia > ib)
+	if (ia < 0 || ib < 0)
 		return false;
 	Stmt *x = b[ia];
 	b[ia] = b[ib];

@@ -472,6 +472,15 @@ static void test_swap_ab(void **state)
 	assert_non_null(ta);
 	assert_non_null(tb);
 	assert_true(tb < ta);   /* the B tile's load is issued first */
+	/* swap_ab twice is the identity */
+	StrBuf out = {0}, why = {0};
+	assert_int_equal(tactic_apply_text(r.text, strlen(r.text), "swap_ab", NULL, &out, &why), TACTIC_OK);
+	Res o;
+	original(G128x256, NULL, &o);
+	assert_string_equal(sb_str(&out), o.text);
+	sb_free(&out);
+	sb_free(&why);
+	free(o.text);
 	free(r.text);
 	apply_refused(ASSIGN, "kmeans_assign", "swap_ab", TACTIC_NOT_APPLICABLE,
 	              "grid axis 'b' of kernel 'kmeans_assign' indexes both the A and the B operand");
