@@ -12,8 +12,8 @@
  *                     warpgroup), the split of its fragments (an accumulator
  *                     whose rows no longer give each warpgroup a multiple of
  *                     64 is split by columns instead), and its register budget
- *                     (kept, raised when its fragments need more, lowered to
- *                     what the CTA's launch pool leaves);
+ *                     (what the CTA's launch pool leaves beside the other
+ *                     roles, at most 240, as the corpus kernels do);
  *   regs:ROLE:N       one role's `regs`, checked against the launch pool
  *                     (threads x floor8(65536 / threads)) and the role's
  *                     fragments;
@@ -273,11 +273,10 @@ bool consumers_apply(TacCtx *t)
 	if (r->regs > 0) {
 		int fit = tac_regs_fit(k, r);
 		long long need = tac_frag_words(k, r);
-		long long want = r->regs;
-		if (need + TAC_REG_HEADROOM > want)
-			want = (need + TAC_REG_HEADROOM + 7) / 8 * 8;
-		if (want > fit)
-			want = fit;
+		/* the corpus convention: consumers take what the launch pool leaves
+		 * (232 beside a 40-register producer for two warpgroups, 112 beside
+		 * 24 for four), at most 240 */
+		long long want = fit > 240 ? 240 : fit;
 		if (want < need + TAC_REG_HEADROOM || want < 24)
 			return tac_fail(t, "the fragments of role '%s' would need %lld registers per thread with %d warpgroup%s (plus %d for addresses and counters), but the CTA's launch pool leaves it %d",
 			                r->name, need, n, n == 1 ? "" : "s", TAC_REG_HEADROOM, fit);
@@ -363,7 +362,9 @@ void regs_propose(TacCtx *t)
 		int fit = tac_regs_fit(k, r);
 		long long need = tac_frag_words(k, r);
 		int below = 0, above = 0;
-		for (int q = (int)NELEM(cand) - 1; q >= 0 && below < 2; q--)
+		/* a role that holds fragments is not offered less: ptxas spills well
+		 * before the fragment count says so (the assign at regs 104) */
+		for (int q = (int)NELEM(cand) - 1; q >= 0 && below < 2 && need == 0; q--)
 			if (cand[q] < r->regs && cand[q] >= need + TAC_REG_HEADROOM) {
 				tac_propose(t, "%s:%d", r->name, cand[q]);
 				below++;
