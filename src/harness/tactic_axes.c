@@ -611,6 +611,8 @@ static void add_name(TileInfo *ti, const char *name)
 		if (n)
 			strcat(ti->names, ", ");
 		strcat(ti->names, name);
+	} else if (name && n + 5 < sizeof ti->names && (n < 3 || strcmp(ti->names + n - 3, "...") != 0)) {
+		strcat(ti->names, ", ...");
 	}
 }
 

@@ -37,12 +37,6 @@
 
 /* ---- the registry ---- */
 
-#define HOOKS(n) \
-	bool n##_parse(TacCtx *t); bool n##_pre(TacCtx *t); bool n##_apply(TacCtx *t); void n##_propose(TacCtx *t);
-HOOKS(tile_m) HOOKS(tile_n) HOOKS(tile_k) HOOKS(centroid_tile) HOOKS(stages) HOOKS(consumers)
-HOOKS(persistent) HOOKS(nonpersistent) HOOKS(raster_group) HOOKS(split_k) HOOKS(swap_ab)
-HOOKS(swizzle) HOOKS(regs) HOOKS(unroll)
-#undef HOOKS
 
 #define ROW(n, ver, params, lo, hi, summary) \
 	{#n, ver, params, summary, lo, hi, n##_parse, n##_pre, n##_apply, n##_propose}

@@ -76,6 +76,17 @@ struct TacCtx {
 	int gemm_state;       /* 0 not looked for, 1 found, -1 none */
 };
 
+/* ---- the hooks of every tactic (tactics_sched.c, tactics_tile.c) ----
+ * NAME_parse, NAME_pre, NAME_apply and NAME_propose implement the Tactic
+ * fields of the same names (their contracts are in tactics.h); tactics.c's
+ * registry lists them. */
+#define TAC_HOOKS(n) \
+	bool n##_parse(TacCtx *t); bool n##_pre(TacCtx *t); bool n##_apply(TacCtx *t); void n##_propose(TacCtx *t);
+TAC_HOOKS(tile_m) TAC_HOOKS(tile_n) TAC_HOOKS(tile_k) TAC_HOOKS(centroid_tile) TAC_HOOKS(stages)
+TAC_HOOKS(consumers) TAC_HOOKS(persistent) TAC_HOOKS(nonpersistent) TAC_HOOKS(raster_group)
+TAC_HOOKS(split_k) TAC_HOOKS(swap_ab) TAC_HOOKS(swizzle) TAC_HOOKS(regs) TAC_HOOKS(unroll)
+#undef TAC_HOOKS
+
 /* ---- tactics.c: reasons, arguments, AST helpers ---- */
 
 /* Write the reason (printf format) and return false. */

@@ -141,11 +141,13 @@ static Decl *stages_pipe(TacCtx *t, int *count)
 	return pick;
 }
 
+/* Decode stages's arguments (Tactic.parse). */
 bool stages_parse(TacCtx *t)
 {
 	return tac_int_arg(t, 0, 1, 64, "the stage count");
 }
 
+/* stages's precondition (Tactic.pre). */
 bool stages_pre(TacCtx *t)
 {
 	int n;
@@ -161,6 +163,7 @@ bool stages_pre(TacCtx *t)
 	return true;
 }
 
+/* stages's rewrite of the AST (Tactic.apply). */
 bool stages_apply(TacCtx *t)
 {
 	int n;
@@ -168,6 +171,7 @@ bool stages_apply(TacCtx *t)
 	return true;
 }
 
+/* Push stages's proposal arguments for this kernel (Tactic.propose). */
 void stages_propose(TacCtx *t)
 {
 	int n = 0;
@@ -201,11 +205,13 @@ static void scan_wgmma_roles(Stmt *s, void *arg)
 		r->other = s->role->name;
 }
 
+/* Decode consumers's arguments (Tactic.parse). */
 bool consumers_parse(TacCtx *t)
 {
 	return tac_int_arg(t, 0, 1, 8, "the number of consumer warpgroups");
 }
 
+/* consumers's precondition (Tactic.pre). */
 bool consumers_pre(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -249,6 +255,7 @@ bool consumers_pre(TacCtx *t)
 	return tac_fix_splits(t, r, n, false);
 }
 
+/* consumers's rewrite of the AST (Tactic.apply). */
 bool consumers_apply(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -285,6 +292,7 @@ bool consumers_apply(TacCtx *t)
 	return true;
 }
 
+/* Push consumers's proposal arguments for this kernel (Tactic.propose). */
 void consumers_propose(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -297,6 +305,7 @@ void consumers_propose(TacCtx *t)
 
 /* ---- regs:ROLE:N ---- */
 
+/* Decode regs's arguments (Tactic.parse). */
 bool regs_parse(TacCtx *t)
 {
 	if (!tac_int_arg(t, 1, 24, 256, "the register budget"))
@@ -314,6 +323,7 @@ static void role_list(TacCtx *t, StrBuf *b)
 			sb_printf(b, "%s%s", n++ ? ", " : "", t->k->decls[i]->name);
 }
 
+/* regs's precondition (Tactic.pre). */
 bool regs_pre(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -343,12 +353,14 @@ bool regs_pre(TacCtx *t)
 	return true;
 }
 
+/* regs's rewrite of the AST (Tactic.apply). */
 bool regs_apply(TacCtx *t)
 {
 	tac_decl(t->k, D_ROLE, t->arg[0])->regs = (int)t->num[1];
 	return true;
 }
 
+/* Push regs's proposal arguments for this kernel (Tactic.propose). */
 void regs_propose(TacCtx *t)
 {
 	static const int cand[] = {24, 32, 40, 56, 72, 80, 96, 104, 112, 120, 152, 160, 168, 184, 200, 208, 216, 224, 232, 240};
@@ -398,11 +410,13 @@ static void scan_unroll(Stmt *s, void *arg)
 		s->unroll = (int)u->t->num[0];
 }
 
+/* Decode unroll's arguments (Tactic.parse). */
 bool unroll_parse(TacCtx *t)
 {
 	return tac_int_arg(t, 0, 0, 1024, "the unroll factor");
 }
 
+/* unroll's precondition (Tactic.pre). */
 bool unroll_pre(TacCtx *t)
 {
 	UnrollScan u = {t, 0, 0, false};
@@ -416,6 +430,7 @@ bool unroll_pre(TacCtx *t)
 	return true;
 }
 
+/* unroll's rewrite of the AST (Tactic.apply). */
 bool unroll_apply(TacCtx *t)
 {
 	UnrollScan u = {t, 0, 0, true};
@@ -423,6 +438,7 @@ bool unroll_apply(TacCtx *t)
 	return true;
 }
 
+/* Push unroll's proposal arguments for this kernel (Tactic.propose). */
 void unroll_propose(TacCtx *t)
 {
 	tac_propose(t, "1");
@@ -443,11 +459,13 @@ static void scan_once(Stmt *s, void *arg)
 		o->s = s;
 }
 
+/* Decode persistent's arguments (Tactic.parse). */
 bool persistent_parse(TacCtx *t)
 {
 	return true;
 }
 
+/* persistent's precondition (Tactic.pre). */
 bool persistent_pre(TacCtx *t)
 {
 	Decl *g = tac_grid(t->k);
@@ -466,22 +484,26 @@ bool persistent_pre(TacCtx *t)
 	return true;
 }
 
+/* persistent's rewrite of the AST (Tactic.apply). */
 bool persistent_apply(TacCtx *t)
 {
 	tac_grid(t->k)->persistent = true;
 	return true;
 }
 
+/* Push persistent's proposal arguments for this kernel (Tactic.propose). */
 void persistent_propose(TacCtx *t)
 {
 	tac_propose(t, "%s", "");
 }
 
+/* Decode nonpersistent's arguments (Tactic.parse). */
 bool nonpersistent_parse(TacCtx *t)
 {
 	return true;
 }
 
+/* nonpersistent's precondition (Tactic.pre). */
 bool nonpersistent_pre(TacCtx *t)
 {
 	Decl *g = tac_grid(t->k);
@@ -490,12 +512,14 @@ bool nonpersistent_pre(TacCtx *t)
 	return true;
 }
 
+/* nonpersistent's rewrite of the AST (Tactic.apply). */
 bool nonpersistent_apply(TacCtx *t)
 {
 	tac_grid(t->k)->persistent = false;
 	return true;
 }
 
+/* Push nonpersistent's proposal arguments for this kernel (Tactic.propose). */
 void nonpersistent_propose(TacCtx *t)
 {
 	tac_propose(t, "%s", "");
@@ -503,11 +527,13 @@ void nonpersistent_propose(TacCtx *t)
 
 /* ---- raster_group:G ---- */
 
+/* Decode raster_group's arguments (Tactic.parse). */
 bool raster_group_parse(TacCtx *t)
 {
 	return tac_int_arg(t, 0, 0, 4096, "the group size");
 }
 
+/* raster_group's precondition (Tactic.pre). */
 bool raster_group_pre(TacCtx *t)
 {
 	Decl *g = tac_grid(t->k);
@@ -521,6 +547,7 @@ bool raster_group_pre(TacCtx *t)
 	return true;
 }
 
+/* raster_group's rewrite of the AST (Tactic.apply). */
 bool raster_group_apply(TacCtx *t)
 {
 	Decl *g = tac_grid(t->k);
@@ -529,6 +556,7 @@ bool raster_group_apply(TacCtx *t)
 	return true;
 }
 
+/* Push raster_group's proposal arguments for this kernel (Tactic.propose). */
 void raster_group_propose(TacCtx *t)
 {
 	static const int cand[] = {0, 8, 16, 32};
@@ -570,6 +598,7 @@ static void swap_tmas(Stmt *s, void *arg)
 		p->done = swap_in(s->body, s->nbody, p->a, p->b);
 }
 
+/* Decode swap_ab's arguments (Tactic.parse). */
 bool swap_ab_parse(TacCtx *t)
 {
 	return true;
@@ -612,6 +641,7 @@ static void scan_axis(Stmt *s, void *arg)
 	x->in_b = x->in_b || buf == x->b;
 }
 
+/* swap_ab's precondition (Tactic.pre). */
 bool swap_ab_pre(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -635,6 +665,7 @@ bool swap_ab_pre(TacCtx *t)
 	return true;
 }
 
+/* swap_ab's rewrite of the AST (Tactic.apply). */
 bool swap_ab_apply(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -658,6 +689,7 @@ bool swap_ab_apply(TacCtx *t)
 	return true;
 }
 
+/* Push swap_ab's proposal arguments for this kernel (Tactic.propose). */
 void swap_ab_propose(TacCtx *t)
 {
 	tac_propose(t, "%s", "");

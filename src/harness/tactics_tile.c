@@ -63,11 +63,13 @@ static const long long mn_sizes[] = {64, 128, 256};
 
 /* ---- tile_m:SIZE ---- */
 
+/* Decode tile_m's arguments (Tactic.parse). */
 bool tile_m_parse(TacCtx *t)
 {
 	return tile_size_parse(t);
 }
 
+/* tile_m's precondition (Tactic.pre). */
 bool tile_m_pre(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -85,6 +87,7 @@ bool tile_m_pre(TacCtx *t)
 	return true;
 }
 
+/* tile_m's rewrite of the AST (Tactic.apply). */
 bool tile_m_apply(TacCtx *t)
 {
 	TileInfo ti;
@@ -94,6 +97,7 @@ bool tile_m_apply(TacCtx *t)
 	return tac_fix_splits(t, t->gemm.role, tac_role_wgs(t->gemm.role), true);
 }
 
+/* Push tile_m's proposal arguments for this kernel (Tactic.propose). */
 void tile_m_propose(TacCtx *t)
 {
 	if (tac_gemm(t))
@@ -102,11 +106,13 @@ void tile_m_propose(TacCtx *t)
 
 /* ---- tile_n:SIZE ---- */
 
+/* Decode tile_n's arguments (Tactic.parse). */
 bool tile_n_parse(TacCtx *t)
 {
 	return tile_size_parse(t);
 }
 
+/* tile_n's precondition (Tactic.pre). */
 bool tile_n_pre(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -122,6 +128,7 @@ bool tile_n_pre(TacCtx *t)
 	return true;
 }
 
+/* tile_n's rewrite of the AST (Tactic.apply). */
 bool tile_n_apply(TacCtx *t)
 {
 	TileInfo ti;
@@ -131,6 +138,7 @@ bool tile_n_apply(TacCtx *t)
 	return tac_fix_splits(t, t->gemm.role, tac_role_wgs(t->gemm.role), true);
 }
 
+/* Push tile_n's proposal arguments for this kernel (Tactic.propose). */
 void tile_n_propose(TacCtx *t)
 {
 	if (tac_gemm(t))
@@ -139,11 +147,13 @@ void tile_n_propose(TacCtx *t)
 
 /* ---- centroid_tile:W ---- */
 
+/* Decode centroid_tile's arguments (Tactic.parse). */
 bool centroid_tile_parse(TacCtx *t)
 {
 	return tile_size_parse(t);
 }
 
+/* centroid_tile's precondition (Tactic.pre). */
 bool centroid_tile_pre(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -159,6 +169,7 @@ bool centroid_tile_pre(TacCtx *t)
 	return true;
 }
 
+/* centroid_tile's rewrite of the AST (Tactic.apply). */
 bool centroid_tile_apply(TacCtx *t)
 {
 	TileInfo ti;
@@ -168,6 +179,7 @@ bool centroid_tile_apply(TacCtx *t)
 	return tac_fix_splits(t, t->gemm.role, tac_role_wgs(t->gemm.role), true);
 }
 
+/* Push centroid_tile's proposal arguments for this kernel (Tactic.propose). */
 void centroid_tile_propose(TacCtx *t)
 {
 	if (tac_gemm(t))
@@ -219,11 +231,13 @@ static bool k_step_apply(TacCtx *t, long long size)
 	return true;
 }
 
+/* Decode tile_k's arguments (Tactic.parse). */
 bool tile_k_parse(TacCtx *t)
 {
 	return tile_size_parse(t);
 }
 
+/* tile_k's precondition (Tactic.pre). */
 bool tile_k_pre(TacCtx *t)
 {
 	TileInfo ti;
@@ -234,11 +248,13 @@ bool tile_k_pre(TacCtx *t)
 	return true;
 }
 
+/* tile_k's rewrite of the AST (Tactic.apply). */
 bool tile_k_apply(TacCtx *t)
 {
 	return k_step_apply(t, t->num[0]);
 }
 
+/* Push tile_k's proposal arguments for this kernel (Tactic.propose). */
 void tile_k_propose(TacCtx *t)
 {
 	static const long long sizes[] = {16, 32, 64, 128};
@@ -248,6 +264,7 @@ void tile_k_propose(TacCtx *t)
 
 /* ---- swizzle:MODE[:BUF] ---- */
 
+/* Decode swizzle's arguments (Tactic.parse). */
 bool swizzle_parse(TacCtx *t)
 {
 	static const char *const names[] = {"none", "32B", "64B", "128B"};
@@ -314,6 +331,7 @@ static bool operand_step(TacCtx *t, long long *size)
 	return true;
 }
 
+/* swizzle's precondition (Tactic.pre). */
 bool swizzle_pre(TacCtx *t)
 {
 	Decl *b;
@@ -336,6 +354,7 @@ bool swizzle_pre(TacCtx *t)
 	return operand_step(t, &size) && k_step_ok(t, size, "the K step", &ti);
 }
 
+/* swizzle's rewrite of the AST (Tactic.apply). */
 bool swizzle_apply(TacCtx *t)
 {
 	Decl *b;
@@ -353,6 +372,7 @@ bool swizzle_apply(TacCtx *t)
 	return true;
 }
 
+/* Push swizzle's proposal arguments for this kernel (Tactic.propose). */
 void swizzle_propose(TacCtx *t)
 {
 	if (!tac_gemm(t))
@@ -431,11 +451,13 @@ static bool acc_value(const Expr *e, const Decl *acc)
 	return e && e->kind == E_IDENT && e->sym && e->sym->decl == acc;
 }
 
+/* Decode split_k's arguments (Tactic.parse). */
 bool split_k_parse(TacCtx *t)
 {
 	return tac_int_arg(t, 0, 2, 64, "the number of K splits");
 }
 
+/* split_k's precondition (Tactic.pre). */
 bool split_k_pre(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -482,6 +504,7 @@ bool split_k_pre(TacCtx *t)
 	return true;
 }
 
+/* split_k's rewrite of the AST (Tactic.apply). */
 bool split_k_apply(TacCtx *t)
 {
 	Kernel *k = t->k;
@@ -532,6 +555,7 @@ bool split_k_apply(TacCtx *t)
 	return true;
 }
 
+/* Push split_k's proposal arguments for this kernel (Tactic.propose). */
 void split_k_propose(TacCtx *t)
 {
 	tac_propose(t, "2");
