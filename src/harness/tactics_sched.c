@@ -69,13 +69,13 @@ static bool split_ok(long long rows, long long cols, SplitKind sp, int nwg, bool
 bool tac_fix_splits(TacCtx *t, Decl *role, int nwg, bool apply)
 {
 	Kernel *k = t->k;
-	/* splitting an accumulator by columns leaves the row vectors that go with
-	 * it (rowargmin, rowmax...) without a layout: only when every split
-	 * fragment of the role is a wgmma accumulator */
+	/* splitting an accumulator by columns leaves the vectors that go with it
+	 * (rowargmin, rowmax, cols(...)) without a layout: only when every
+	 * fragment of the role is a wgmma accumulator (a GEMM) */
 	bool only_acc = true;
 	for (int i = 0; i < k->ndecls; i++) {
 		Decl *f = k->decls[i];
-		if (f->kind != D_FRAG || !f->owner || strcmp(f->owner, role->name) != 0 || f->split == SPLIT_NONE)
+		if (f->kind != D_FRAG || !f->owner || strcmp(f->owner, role->name) != 0)
 			continue;
 		AccScan a = {f, false, false, false};
 		tac_each_stmt(k, scan_acc, &a);
@@ -110,7 +110,7 @@ bool tac_fix_splits(TacCtx *t, Decl *role, int nwg, bool apply)
 		}
 		if (!found) {
 			if (a.written && !only_acc)
-				return tac_fail(t, "accumulator '%s' [%lld, %lld] cannot be split by rows over the %d warpgroups of role '%s' (wgmma needs a multiple of 64 rows per warpgroup), and the role's split row vectors keep it from being split by columns",
+				return tac_fail(t, "accumulator '%s' [%lld, %lld] cannot be split by rows over the %d warpgroups of role '%s' (wgmma needs a multiple of 64 rows per warpgroup), and the role's other fragments (row or column vectors) keep it from being split by columns",
 				                f->name, rows, cols, nwg, role->name);
 			if (a.written)
 				return tac_fail(t, "accumulator '%s' [%lld, %lld] cannot be split over the %d warpgroups of role '%s' (wgmma needs a multiple of 64 rows and 8..256 columns per warpgroup)",
