@@ -54,6 +54,12 @@ static const struct Command {
 	{"families", cmd_families,
 	 "families [--format=text|json]\n"
 	 "      list the kernel families (inputs, oracle, tolerance, rates) a kernel can name"},
+	{"tactics", cmd_tactics,
+	 "tactics [--format=text|json]\n"
+	 "      list the tactics (named, parameterized IR rewrites) with their parameters"},
+	{"apply", cmd_apply,
+	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
+	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

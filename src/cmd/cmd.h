@@ -33,6 +33,8 @@ int cmd_run(int argc, char **argv);
 int cmd_kmeans(int argc, char **argv);
 int cmd_families(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_tactics(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may

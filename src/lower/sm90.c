@@ -1218,8 +1218,10 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 }
 
 /* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
- * point indices, the last two dims covering exactly the fragment's tile. */
-static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast)
+ * point indices, the last two dims covering exactly the fragment's tile. With
+ * `atomic` (atomic_add of a whole tile into an f32 G, as split-K does) each
+ * column pair is added with one red.global.add.v2.f32 instead of stored. */
+static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast, bool atomic)
 {
 	const PlanFrag *f = find_layout(e, src, FRAG_ACC);
 	int r = g->rank;
@@ -1279,7 +1281,9 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "\t}");
 	line(e, "\tconst int mt_ = 2 * p_ / %lld, j_ = 2 * p_ %% %lld / 4, h_ = 2 * p_ %% 4 / 2;", half, half);
 	line(e, "\t%s *o_ = out_ + (u64)(mt_ * 64 + 8 * h_) * (u64)%s + 8 * j_;", ctype_of(out), ld);
-	if (out == DT_F32)
+	if (atomic)
+		line(e, "\tred_add_v2_f32(o_, v_[0], v_[1]);");
+	else if (out == DT_F32)
 		line(e, "\t*(float2 *)o_ = make_float2(v_[0], v_[1]);");
 	else
 		line(e, "\t*(u32 *)o_ = %s(v_[0], v_[1]);", out == DT_BF16 ? "pack_bf16x2" : "pack_f16x2");
@@ -1332,7 +1336,7 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	if (g && s->dst && s->dst->kind == E_INDEX && g->rank >= 2 && s->dst->nslices == g->rank && (fi < 0 || g->rank > 2)) {
-		emit_store_tile(e, s, src, g, cast);
+		emit_store_tile(e, s, src, g, cast, false);
 		return;
 	}
 	if (fi < 0 || !g || !s->dst || s->dst->kind != E_INDEX || g->rank != 2 || s->dst->nslices != 2) {
@@ -1448,6 +1452,11 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	}
 	if (ix && ix->layout == FRAG_VEC) {
 		sm90_vec_atomic(e, s, ix);
+		return;
+	}
+	if (!ix && g && g->dt == DT_F32 && g->rank >= 2 && dst->nslices == g->rank && find_layout(e, s->src, FRAG_ACC)) {
+		e->need_red = true;   /* a whole accumulator tile added into f32 (split-K) */
+		emit_store_tile(e, s, s->src, g, DT_NONE, true);
 		return;
 	}
 	const char *lead = ix && g && g->rank == dst->nslices ? lead_offset(e, dst, g, nl) : NULL;
