@@ -51,6 +51,12 @@ static const struct Command {
 	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--format=text|json]\n"
 	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
 	 "      the ranking is a placeholder roofline until the cost model lands"},
+	{"evolve", cmd_evolve,
+	 "evolve FILE|FAMILY --shape NAME=V,... --budget 10m|90s|200c [--store PATH] [--dry-run]\n"
+	 "           [--require-gpu] [--kernel NAME] [--baseline FILE] [--width N] [--top N] [--campaign NAME]\n"
+	 "           [--format=text|json]\n"
+	 "      the search loop: propose with tactics, verify, rank, run the best on the GPU, keep the\n"
+	 "      frontier, record everything (resumable); ranking is a placeholder roofline until the cost model lands"},
 	{"families", cmd_families,
 	 "families [--format=text|json]\n"
 	 "      list the kernel families (inputs, oracle, tolerance, rates) a kernel can name"},
