@@ -267,6 +267,7 @@ static bool evaluate(Ev *E, Cand *c, int s, bool dry)
 	r.worker = o->worker;
 	r.run = o->run;
 	r.dry_run = dry;
+	r.no_jit = dry && !o->dry_run;   /* a GPU campaign's screening pass: the GPU run compiles */
 	r.store = o->store;
 	SourceSet ss = {0};
 	EvalResult res;
@@ -548,9 +549,9 @@ int evolve_run(const EvolveOptions *o, EvolveProgress *final, char *err, size_t 
 	}
 	if (o->baseline) {
 		Vec b = {0};
-		if (!seeds_of(o->baseline, NULL, NULL, &b, err, n) || b.len != 1) {
+		if (!seeds_of(o->baseline, o->baseline_kernel, NULL, &b, err, n) || b.len != 1) {
 			if (b.len > 1)
-				snprintf(err, n, "the baseline '%s' must hold one kernel", o->baseline);
+				snprintf(err, n, "the baseline '%s' holds %d kernels: name one with --baseline-kernel", o->baseline, b.len);
 			for (int i = 0; i < b.len; i++)
 				free(b.data[i]);
 			vec_free(&b);

@@ -58,6 +58,7 @@ typedef struct EvolveOptions {
 	const char *kernel;         /* with a file: one kernel of it (NULL: every kernel) */
 	const char *kernels_dir;    /* the corpus root for a family seed (default "kernels") */
 	const char *baseline;       /* a .cake file timed for the "vs baseline" figure, or NULL */
+	const char *baseline_kernel;/* the baseline's kernel when its file holds several */
 	const char *shapes[EVOLVE_MAX_SHAPES];
 	int nshapes;
 	double budget_gpu_s;        /* stop after this many GPU seconds (0: no limit) */
