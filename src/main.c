@@ -48,7 +48,8 @@ static const struct Command {
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
 	{"eval", cmd_eval,
 	 "eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
-	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--format=text|json]\n"
+	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--origin ORIGIN]\n"
+	 "           [--parent ID] [--format=text|json]\n"
 	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
 	 "      the ranking is a placeholder roofline until the cost model lands"},
 	{"families", cmd_families,
