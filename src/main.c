@@ -52,6 +52,12 @@ static const struct Command {
 	 "           [--parent ID] [--format=text|json]\n"
 	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
 	 "      the ranking is a placeholder roofline until the cost model lands"},
+	{"evolve", cmd_evolve,
+	 "evolve FILE|FAMILY --shape NAME=V,... --budget 10m|90s|200c [--store PATH] [--dry-run]\n"
+	 "           [--require-gpu] [--kernel NAME] [--baseline FILE] [--width N] [--top N] [--campaign NAME]\n"
+	 "           [--format=text|json]\n"
+	 "      the search loop: propose with tactics, verify, rank, run the best on the GPU, keep the\n"
+	 "      frontier, record everything (resumable); ranking is a placeholder roofline until the cost model lands"},
 	{"log", cmd_log,
 	 "log [--family F] [--campaign C] [--verdict V] [--kernel K] [--shape S] [--candidate ID]\n"
 	 "           [--gpu G] [--harness KEY] [--limit N] [--store PATH] [--format=text|json]\n"

@@ -92,6 +92,7 @@ int cmd_apply(int argc, char **argv)
 		fflush(stdout);
 		break;
 	case TACTIC_NOT_APPLICABLE:
+	case TACTIC_REJECTED:
 		fprintf(stderr, "cake apply: %s does not apply: %s\n", pos[0], sb_str(&why));
 		rc = 1;
 		break;

@@ -38,6 +38,7 @@ int cmd_families(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_tactics(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_evolve(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_best(int argc, char **argv);

@@ -31,6 +31,7 @@
 #include "tactics_int.h"
 #include "../cake.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,22 @@ void tactics_version_str(char buf[32])
 		}
 	}
 	snprintf(buf, 32, "t1-%08x", (unsigned)h);
+}
+
+/* Like verifier_version: a function-local buffer written once through
+ * pthread_once with the same deterministic bytes, so it acts as a constant. */
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static char version_buf[32];
+
+static void version_init(void)
+{
+	tactics_version_str(version_buf);
+}
+
+const char *tactics_version(void)
+{
+	pthread_once(&version_once, version_init);
+	return version_buf;
 }
 
 void tactics_print(StrBuf *out, const char *format)
@@ -507,7 +524,7 @@ static TacticStatus check_result(const char *text, size_t len, const char *kname
 	if (u.failed == CAKE_VERIFY) {
 		first_finding(&dl, SEV_ERROR, NULL, &msg);
 		sb_printf(why, "the result fails the verifier: %s", sb_str(&msg));
-		st = TACTIC_NOT_APPLICABLE;
+		st = TACTIC_REJECTED;
 		goto out;
 	}
 	if (!spilled && first_finding(&dl, SEV_WARNING, "CK-RES-009", &msg)) {
@@ -518,7 +535,7 @@ static TacticStatus check_result(const char *text, size_t len, const char *kname
 	if (lower && u.failed != CAKE_STAGE_NONE) {
 		first_finding(&dl, SEV_ERROR, NULL, &msg);
 		sb_printf(why, "the result cannot be lowered for sm_90a: %s", sb_str(&msg));
-		st = TACTIC_NOT_APPLICABLE;
+		st = TACTIC_REJECTED;
 	}
 out:
 	sb_free(&msg);
@@ -673,7 +690,7 @@ TacticStatus tactic_apply_source(SourceSet *ss, int file, DiagList *dl, const ch
 	StrBuf text = {0};
 	print_program(&text, p);
 	st = check_result(sb_str(&text), text.len, t.k->name, input_lowers, spilled, &reason);
-	if (st == TACTIC_OK)
+	if (st == TACTIC_OK || st == TACTIC_REJECTED)
 		sb_putn(out, sb_str(&text), text.len);
 	sb_free(&text);
 out:
@@ -741,7 +758,7 @@ int tactics_propose(const char *src, size_t len, const char *kernel, bool only_o
 					pr->origin = xmalloc(ol);
 					snprintf(pr->origin, ol, "tactic:%s", spec);
 					pr->status = st;
-					pr->text = st == TACTIC_OK ? xstrdup(sb_str(&text)) : NULL;
+					pr->text = st == TACTIC_OK || st == TACTIC_REJECTED ? xstrdup(sb_str(&text)) : NULL;
 					pr->reason = st == TACTIC_OK ? NULL : xstrdup(sb_str(&reason));
 				}
 				sb_free(&text);

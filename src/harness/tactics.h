@@ -59,7 +59,10 @@ typedef struct Tactic {
 
 typedef enum TacticStatus {
 	TACTIC_OK = 0,
-	TACTIC_NOT_APPLICABLE,   /* the precondition failed, or the result would be illegal */
+	TACTIC_NOT_APPLICABLE,   /* the precondition failed, or the result would spill */
+	TACTIC_REJECTED,         /* the rewrite produced a program that the verifier or the
+	                          * lowering rejects: `out` holds it (the search loop records
+	                          * it as a verifier rejection), `why` the first finding */
 	TACTIC_BAD_SPEC,         /* unknown tactic or bad arguments (a usage error) */
 	TACTIC_BAD_INPUT,        /* the input has errors, or names no such kernel */
 	TACTIC_BROKEN,           /* the rewrite produced a program that does not re-parse
@@ -72,14 +75,17 @@ const Tactic *tactics_all(int *n);
 const Tactic *tactic_find(const char *name);
 /* Write the tactic-set version ("t1-xxxxxxxx": hash of names and versions) into buf. */
 void tactics_version_str(char buf[32]);
+/* The tactic-set version as a static string (computed once). */
+const char *tactics_version(void);
 /* Print the registry: format "text" (default) or "json" (one object per tactic). */
 void tactics_print(StrBuf *out, const char *format);
 
 /* Apply `spec` to kernel `kernel` (NULL = the file's first kernel) of source
  * `file` in ss. Findings on the input (parse, sema, verifier) go to dl, so a
- * caller can print them on TACTIC_BAD_INPUT. On TACTIC_OK the whole program,
- * rewritten, is appended to out; otherwise one sentence is appended to why
- * (without the "cake apply:" prefix). */
+ * caller can print them on TACTIC_BAD_INPUT. On TACTIC_OK (and on
+ * TACTIC_REJECTED) the whole program, rewritten, is appended to out;
+ * otherwise one sentence is appended to why (without the "cake apply:"
+ * prefix). */
 TacticStatus tactic_apply_source(SourceSet *ss, int file, DiagList *dl, const char *spec,
                                  const char *kernel, StrBuf *out, StrBuf *why);
 /* tactic_apply_source on program text held in memory (named "<candidate>"). */
@@ -90,7 +96,7 @@ TacticStatus tactic_apply_text(const char *src, size_t len, const char *spec,
 typedef struct TacticProposal {
 	char *origin;            /* "tactic:NAME" or "tactic:NAME:ARGS" */
 	TacticStatus status;
-	char *text;              /* the rewritten program (status OK), else NULL */
+	char *text;              /* the rewritten program (status OK or REJECTED), else NULL */
 	char *reason;            /* why not (status not OK), else NULL */
 } TacticProposal;
 
