@@ -58,7 +58,7 @@ bool rank_predict(const Plan *p, const long long *dimvals, const Family *f, Rank
 				if (!eval_expr(k->params[i]->shape[r], k, dimvals, &b[i].dims[r]))
 					b[i].dims[r] = 1;
 		}
-		FamRun fr = {k, dimvals, b, 0, 0, 1, NULL};
+		FamRun fr = {k, dimvals, b, 0, 0, 1, NULL, NULL};
 		f->rates(&fr, &flops, &bytes);
 		free(b);
 	}
