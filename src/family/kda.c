@@ -38,9 +38,11 @@
  * rounding of o alone is 1.7e-3. So `kda` accepts twice the measured worst:
  * 8e-3 on o and on the state, elements within 0.1 (rms + |ref|). A decode
  * kernel does per-token f32 math (no bf16 operands): its o error is the
- * rounding floor (1.7e-3), an f32 state is within 1e-6, a bf16 state within
- * its rounding (1.7e-3), the worst element 0.003 off; `kda_decode` accepts
- * 3e-3 on o, 1e-4 on an f32 state, 3e-3 on a bf16 one, elements within 0.02.
+ * rounding floor (1.7e-3 on average; over 4096 one-token heads, whose 128
+ * values make the per-head figure noisy, 2.2e-3 at worst), an f32 state is
+ * within 1e-6, a bf16 state within its rounding (1.7e-3), the worst element
+ * 0.003 off; `kda_decode` accepts 4e-3 on o, 1e-4 on an f32 state, 4e-3 on a
+ * bf16 one, elements within 0.02.
  * A wrong kernel is far outside (tests: a missing decay step, a wrong beta,
  * a transposed state, one corrupted token).
  *
@@ -59,16 +61,17 @@
 #include <string.h>
 
 const KdaTol KDA_TOL_PREFILL = {8e-3, 8e-3, 0.1};
-const KdaTol KDA_TOL_DECODE = {3e-3, 1e-4, 0.02};
-const KdaTol KDA_TOL_DECODE_BF16 = {3e-3, 3e-3, 0.02};
+const KdaTol KDA_TOL_DECODE = {4e-3, 1e-4, 0.02};
+const KdaTol KDA_TOL_DECODE_BF16 = {4e-3, 4e-3, 0.02};
 
 #define TOL_TEXT_PREFILL \
 	"per (sequence, head): ||out-ref||/||ref|| <= 8e-3 on o and on the final state (2x the 4.2e-3 a float32 chunked " \
 	"evaluation with bf16 matrix operands measures against the float64 recurrence), no element off by more than " \
 	"0.1 (rms + |ref|), no NaN anywhere in O or SN"
 #define TOL_TEXT_DECODE \
-	"per (sequence, head): ||out-ref||/||ref|| <= 3e-3 on o (its bf16 rounding alone is 1.7e-3), 1e-4 on an f32 final " \
-	"state, 3e-3 on a bf16 one; no element off by more than 0.02 (rms + |ref|); no NaN anywhere in O or SN"
+	"per (sequence, head): ||out-ref||/||ref|| <= 4e-3 on o (its bf16 rounding alone is 1.7e-3 on average, 2.2e-3 at " \
+	"worst over 4096 one-token heads), 1e-4 on an f32 final state, 4e-3 on a bf16 one; no element off by more than 0.02 " \
+	"(rms + |ref|); no NaN anywhere in O or SN"
 
 /* ---- shapes ---- */
 

@@ -104,8 +104,8 @@ typedef struct KdaTol {
 /* kda (chunked prefill with bf16 tensor-core operands): o and state 8e-3,
  * elements 0.1. */
 extern const KdaTol KDA_TOL_PREFILL;
-/* kda_decode (per-token f32 math): o 3e-3, an f32 state 1e-4, elements 0.02;
- * KDA_TOL_DECODE_BF16 for a bf16 state (3e-3). */
+/* kda_decode (per-token f32 math): o 4e-3, an f32 state 1e-4, elements 0.02;
+ * KDA_TOL_DECODE_BF16 for a bf16 state (4e-3). */
 extern const KdaTol KDA_TOL_DECODE, KDA_TOL_DECODE_BF16;
 
 typedef struct KdaCheck {

@@ -173,9 +173,13 @@ static const Expr *scalar_bad(Em *e, const Expr *x)
 		return b ? b : scalar_bad(e, x->rhs);
 	}
 	case E_CALL:
-		if (x->name && (strcmp(x->name, "min") == 0 || strcmp(x->name, "max") == 0) && x->nargs == 2) {
-			const Expr *b = scalar_bad(e, x->args[0]);
-			return b ? b : scalar_bad(e, x->args[1]);
+		if (lower_scalar_call_ok(x)) {   /* min/max, float math, casts */
+			for (int i = 0; i < x->nargs; i++) {
+				const Expr *b = scalar_bad(e, x->args[i]);
+				if (b)
+					return b;
+			}
+			return NULL;
 		}
 		return x;
 	default:
@@ -187,7 +191,7 @@ static char *cexpr(Em *e, const Expr *x)
 {
 	const Expr *bad = scalar_bad(e, x);
 	if (bad) {
-		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic, min/max and element reads G[i, j] of global tensors with one point index per dimension are)");
+		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic, min/max, float math builtins, casts and element reads G[i, j] of global tensors with one point index per dimension are)");
 		diag_set(&d->hint, "compute the value from dims and loop variables, or wait for the primitive's lowering");
 		return arena_strdup(&e->c->arena, "0");
 	}
@@ -539,7 +543,7 @@ static const PlanFrag *frag_of(Em *e, const Expr *x)
 /* First accumulator-layout fragment read by x (NULL if none). */
 static const PlanFrag *find_acc(Em *e, const Expr *x)
 {
-	if (!x)
+	if (!x || (x->kind == E_CALL && x->name && strcmp(x->name, "sum") == 0))
 		return NULL;
 	const PlanFrag *f = frag_of(e, x);
 	if (f)
@@ -617,6 +621,28 @@ static bool fx_args(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 	return true;
 }
 
+/* A thread tile owned by the current role (its layout fixes the role's vectors), or NULL. */
+static const PlanFrag *tile_of_role(Em *e)
+{
+	for (int i = 0; i < e->p->nfrags; i++)
+		if (e->p->frags[i].role == e->role && e->p->frags[i].lanes)
+			return &e->p->frags[i];
+	return NULL;
+}
+
+/* The register index variable of a loop context. */
+static const char *fx_index(const Fx *c)
+{
+	if (c->ix)
+		return c->ix;
+	switch (c->lay) {
+	case FRAG_ACC: case FRAG_TILE: return "a_";
+	case FRAG_ROW: case FRAG_TROW: return "r_";
+	case FRAG_VEC: return "v_";
+	default: return "c_";
+	}
+}
+
 /* C text of element x at the current index of loop layout c->lay. */
 static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 {
@@ -628,15 +654,18 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			refuse(e, x->span, "CK-LOW-002", "fragment '%s' cannot be read here (another role's, or not representable in registers)", f->name);
 			return false;
 		}
+		long long want = c->n ? c->n : c->ref ? c->ref->rows : -1;   /* the length a tile vector must have */
 		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
 		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols) ||
-		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role))) {
+		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role)) ||
+		    (f->layout == FRAG_TILE && c->ref && (f->rows != c->ref->rows || f->cols != c->ref->cols)) ||
+		    ((f->layout == FRAG_TROW || f->layout == FRAG_TCOL) && want >= 0 && f->rows != want)) {
 			Diag *d = refuse(e, x->span, "CK-LOW-002", "fragment '%s' does not match the shape of this element-wise expression; broadcast a vector with rows(%s) or cols(%s)",
 			                 f->name, f->name, f->name);
 			diag_set(&d->resource, "%s", f->name);
 			return false;
 		}
-		sb_printf(o, "%s[%s]", f->name, c->lay == FRAG_ACC ? "a_" : c->lay == FRAG_ROW ? "r_" : c->lay == FRAG_VEC ? "v_" : "c_");
+		sb_printf(o, "%s[%s]", f->name, fx_index(c));
 		return true;
 	}
 	switch (x->kind) {
@@ -689,10 +718,25 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 		const char *n = x->name ? x->name : "?";
 		bool flt = fx_dtype(e, x) == DT_F32;
 		for (int i = 0; i < e->nred; i++)
-			if (e->red_expr[i] == x && c->lay == FRAG_ROW) {
-				sb_printf(o, "%s[r_]", e->red_name[i]);
+			if (e->red_expr[i] == x && (c->lay == FRAG_ROW || c->lay == FRAG_TROW || c->lay == FRAG_TCOL)) {
+				sb_printf(o, "%s[%s]", e->red_name[i], fx_index(c));
 				return true;
 			}
+		if (strcmp(n, "sum") == 0) {
+			for (int i = 0; i < e->nsum; i++)
+				if (e->sum_expr[i] == x) {
+					sb_puts(o, e->sum_name[i]);
+					return true;
+				}
+			refuse(e, x->span, "CK-LOW-002", "sum(...) is lowered for sm_90a only inside the value of a fragment assignment or a store");
+			return false;
+		}
+		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1 && c->lay == FRAG_TILE && c->ref) {
+			/* a broadcast over a thread tile: the vector expression at the element's row (i_) or column (j_) */
+			bool r = n[0] == 'r';
+			Fx sub = {r ? FRAG_TROW : FRAG_TCOL, NULL, r ? "i_" : "j_", r ? c->ref->rows : c->ref->cols};
+			return fx_emit(e, o, x->args[0], &sub);
+		}
 		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1) {
 			const PlanFrag *v = frag_of(e, x->args[0]);
 			FragLayout want = n[0] == 'r' ? FRAG_ROW : FRAG_COL;
@@ -721,6 +765,14 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			}
 			if (c->lay == FRAG_VEC && ref && row) {   /* a thread vector: the element's index */
 				sb_puts(o, sm90_vec_elem_index(e, ref));
+				return true;
+			}
+			const PlanFrag *tl = tile_of_role(e);
+			if (tl && (c->lay == FRAG_TILE || ((c->lay == FRAG_TROW || c->lay == FRAG_TCOL) && row))) {
+				if (c->lay == FRAG_TILE)
+					sb_puts(o, row ? sm90_tile_row(e, tl, "i_") : sm90_tile_col(e, tl, "j_"));
+				else   /* rank 1: the element's own index */
+					sb_puts(o, c->lay == FRAG_TCOL ? sm90_tile_col(e, tl, fx_index(c)) : sm90_tile_row(e, tl, fx_index(c)));
 				return true;
 			}
 			refuse(e, x->span, "CK-LOW-002", "%s() is lowered for sm_90a only in an element-wise expression over an accumulator-layout fragment or a thread vector (row_idx)", n);
@@ -764,8 +816,8 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 					sb_printf(o, "(1.0f / (1.0f + expf(-(%s))))", sb_str(&a));
 				else if (n[0] == 's' && n[1] == 'i')
 					sb_printf(o, "((%s) / (1.0f + expf(-(%s))))", sb_str(&a), sb_str(&a));
-				else
-					sb_printf(o, "log1pf(expf(%s))", sb_str(&a));
+				else   /* torch's threshold: x above 20 is its own softplus */
+					sb_printf(o, "((%s) > 20.0f ? (%s) : log1pf(expf(%s)))", sb_str(&a), sb_str(&a), sb_str(&a));
 			}
 			sb_free(&a);
 			return ok;
@@ -809,11 +861,12 @@ static void find_nested_reductions(Em *e, const Expr *x, bool top);
 /* lhs = elementwise(src) over the layout of lhs. */
 static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 {
-	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL};
-	if (dst->layout == FRAG_COL || dst->layout == FRAG_VEC)
+	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL, NULL, 0};
+	if (dst->layout == FRAG_COL || dst->layout == FRAG_VEC || dst->layout == FRAG_TILE || dst->layout == FRAG_TROW || dst->layout == FRAG_TCOL)
 		c.ref = dst;
+	bool tiled = dst->layout == FRAG_TILE || dst->layout == FRAG_TROW || dst->layout == FRAG_TCOL;
 	e->nred = 0;
-	if (dst->layout == FRAG_ROW)
+	if (dst->layout == FRAG_ROW || tiled)
 		find_nested_reductions(e, s->src, true);
 	int nred = e->nred;
 	StrBuf rhs = {0};
@@ -824,23 +877,32 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 		return;
 	}
 	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" :
-	                       dst->layout == FRAG_VEC ? "element-wise over the elements this thread holds" : "element-wise over column values");
+	                       dst->layout == FRAG_VEC ? "element-wise over the elements this thread holds" :
+	                       dst->layout == FRAG_TILE ? "element-wise over the thread tile's registers" :
+	                       dst->layout == FRAG_TROW ? "element-wise over the tile rows this thread holds" :
+	                       dst->layout == FRAG_TCOL ? "element-wise over the tile columns this thread holds" : "element-wise over column values");
 	if (nred) {
-		line(e, "{   /* row reductions first, into per-row temporaries */");
+		line(e, "%s", tiled ? "{   /* row/column reductions first, into temporaries */" : "{   /* row reductions first, into per-row temporaries */");
 		e->ind++;
 		for (int i = 0; i < nred; i++) {
 			DType t = fx_dtype(e, e->red_expr[i]->args[0]);
-			line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], dst->regs_per_thread);
 			e->nred = 0;   /* the reduction's own argument holds no nested reduction */
-			ok = emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, dst->mtiles, NULL, s->span) && ok;
+			if (tiled) {
+				ok = sm90_tile_reduce(e, e->red_expr[i], e->red_name[i], t, dst->layout == FRAG_TILE ? dst : tile_of_role(e), true, s->span) && ok;
+			} else {
+				line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], dst->regs_per_thread);
+				ok = emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, dst->mtiles, NULL, s->span) && ok;
+			}
 			e->nred = nred;
 		}
 	}
-	const char *ix = dst->layout == FRAG_ACC ? "a_" : dst->layout == FRAG_ROW ? "r_" : dst->layout == FRAG_VEC ? "v_" : "c_";
+	const char *ix = fx_index(&c);
 	line(e, "#pragma unroll");
 	line(e, "for (int %s = 0; %s < %d; ++%s) {", ix, ix, dst->regs_per_thread, ix);
 	if (dst->layout == FRAG_ACC)
 		acc_decode(e, dst);
+	if (dst->layout == FRAG_TILE)
+		line(e, "	const int i_ = a_ / %d, j_ = a_ %% %d; (void)i_; (void)j_;", sm90_tile_pc(e, dst), sm90_tile_pc(e, dst));
 	if (dst->dt == DT_BF16 || dst->dt == DT_F16)
 		line(e, "\t%s[%s] = %s(%s);", dst->name, ix, dst->dt == DT_BF16 ? "round_bf16" : "round_f16", sb_str(&rhs));
 	else
@@ -857,7 +919,8 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 static bool is_row_reduction(const Expr *x)
 {
 	return x && x->kind == E_CALL && x->name &&
-	       (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+	       (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax") ||
+	        is_call(x, "colsum") || is_call(x, "colmax"));
 }
 
 /* Emit a block computing call = rowsum/rowmax/rowmin/rowargmin/rowargmax(acc-expr)
@@ -873,7 +936,7 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 		refuse(e, sp, "CK-LOW-002", "%s is lowered for sm_90a only over an accumulator-layout expression of this role, into row vectors split like it", n);
 		return false;
 	}
-	Fx c = {FRAG_ACC, ref};
+	Fx c = {FRAG_ACC, ref, NULL, 0};
 	StrBuf el = {0};
 	if (!fx_emit(e, &el, call->args[0], &c)) {
 		sb_free(&el);
@@ -992,6 +1055,18 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 	}
 	bool red = x->kind == E_CALL && x->name &&
 	           (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+	if (s->nlhs == 1 && (d0->layout == FRAG_TROW || d0->layout == FRAG_TCOL) && x->kind == E_CALL &&
+	    (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "colsum") || is_call(x, "colmax"))) {
+		bool row = x->name[0] == 'r';
+		if (row != (d0->layout == FRAG_TROW)) {
+			refuse(e, s->span, "CK-LOW-002", "%s of a thread tile assigns a %s vector of the tile, but '%s' is a %s vector", x->name, row ? "row" : "column",
+			       d0->name, d0->layout == FRAG_TROW ? "row" : "column");
+			return;
+		}
+		ir_comment(e, s->span, NULL);
+		sm90_tile_reduce(e, x, d0->name, d0->dt, tile_of_role(e), false, s->span);
+		return;
+	}
 	if (red) {
 		bool arg = strncmp(x->name, "rowarg", 6) == 0;
 		if (arg != (s->nlhs == 2)) {
@@ -1036,6 +1111,15 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	const PlanFrag *f = frag_of(e, s->dst);
 	const Expr *src = s->src;
 	int sbi = plan_buffer_index(e->p, lower_base_name(src));
+	if (f && (f->layout == FRAG_TILE || f->layout == FRAG_TROW || f->layout == FRAG_TCOL)) {
+		if (sbi >= 0) {
+			Diag *d = refuse(e, s->span, "CK-LOW-002", "a load of thread tile or tile vector '%s' from shared memory is not lowered yet for sm_90a (global tensors only)", f->name);
+			diag_set(&d->resource, "%s", f->name);
+			return;
+		}
+		sm90_tile_load(e, s, f);
+		return;
+	}
 	if (f && sbi >= 0 && f->layout == FRAG_VEC) {
 		sm90_vec_smem_rows(e, s, NULL, f, true);
 		return;
@@ -1106,7 +1190,7 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 /* First fragment of layout `lay` read in x (NULL if none). */
 static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 {
-	if (!x)
+	if (!x || is_call(x, "sum"))   /* a sum() is a scalar: its argument fixes no layout */
 		return NULL;
 	const PlanFrag *f = frag_of(e, x);
 	if (f)
@@ -1133,7 +1217,7 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		       g->name);
 		return false;
 	}
-	Fx c = {FRAG_ROW, NULL};
+	Fx c = {FRAG_ROW, NULL, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -1251,7 +1335,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		       g->name);
 		return;
 	}
-	Fx c = {FRAG_ACC, f};
+	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -1303,6 +1387,19 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		src = cast != DT_NONE ? src->args[0] : src;
 	}
 	int fi = (src && src->kind == E_IDENT) ? plan_frag_index(p, src->name) : -1;
+	const PlanFrag *tf = find_layout(e, src, FRAG_TILE);
+	if (!tf)
+		tf = find_layout(e, src, FRAG_TROW);
+	if (!tf)
+		tf = find_layout(e, src, FRAG_TCOL);
+	if (tf) {   /* a thread tile or one of its vectors */
+		if (sm90_vec_is_smem(e, s->dst)) {
+			refuse(e, s->span, "CK-LOW-011", "a store of thread-tile values into shared memory is not lowered yet for sm_90a (global tensors only)");
+			return;
+		}
+		sm90_tile_store(e, s, src, cast, tf);
+		return;
+	}
 	const char *gname = lower_base_name(s->dst);
 	const Decl *g = NULL;
 	for (int i = 0; gname && i < e->k->ndecls; i++)
@@ -1473,7 +1570,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	const char *red = g->dt == DT_F32 ? "red_add_f32" : "red_add_s32";
 	e->need_red = true;
 	if (g->rank - nl == 1) {
-		Fx c = {FRAG_ROW, NULL};
+		Fx c = {FRAG_ROW, NULL, NULL, 0};
 		StrBuf val = {0};
 		if (find_acc(e, s->src) || !fx_emit(e, &val, s->src, &c)) {
 			if (find_acc(e, s->src))
@@ -1506,7 +1603,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 		       g->name);
 		return;
 	}
-	Fx c = {FRAG_ACC, f};
+	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, s->src, &c)) {
 		sb_free(&val);
@@ -1549,6 +1646,23 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	(void)sc;
 }
 
+/* Record the sum() calls in x (outermost first) in e->sum_expr, naming their temporaries. */
+static void collect_sums(Em *e, const Expr *x, int *n)
+{
+	if (!x)
+		return;
+	if (is_call(x, "sum") && *n < (int)NELEM(e->sum_expr)) {
+		e->sum_expr[*n] = x;
+		e->sum_name[*n] = arena_printf(&e->c->arena, "sum%d_", e->nscan++);
+		(*n)++;
+		return;   /* a sum's argument is a fragment expression without another sum */
+	}
+	collect_sums(e, x->lhs, n);
+	collect_sums(e, x->rhs, n);
+	for (int i = 0; i < x->nargs; i++)
+		collect_sums(e, x->args[i], n);
+}
+
 static void emit_stmt(Em *e, Stmt *s, Scope sc)
 {
 	switch (s->kind) {
@@ -1571,7 +1685,7 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		return;
 	case S_LET:
 		ir_comment(e, s->span, NULL);
-		line(e, "const %s %s = %s;", sm90_vec_has_reads(s->src) ? sm90_vec_let_type(e, s->src) : "int", s->name, cexpr(e, s->src));
+		line(e, "const %s %s = %s;", sm90_vec_let_type(e, s->src), s->name, cexpr(e, s->src));
 		return;
 	case S_WAIT:
 		emit_wait(e, s, sc);
@@ -1593,12 +1707,30 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		ir_comment(e, s->span, NULL);
 		line(e, "wgmma_wait<%d>();", s->count);
 		return;
-	case S_ASSIGN:
-		emit_assign(e, s, sc);
+	case S_ASSIGN: case S_STORE: {
+		/* sum() calls first, each into a scalar temporary the statement then reads */
+		int nsum = 0;
+		collect_sums(e, s->src, &nsum);
+		if (nsum) {
+			ir_comment(e, s->span, "the full reductions (sum) of this statement first");
+			line(e, "{");
+			e->ind++;
+			for (int i = 0; i < nsum; i++)
+				if (!sm90_sum_emit(e, e->sum_expr[i], e->sum_name[i], s->span))
+					break;
+			e->nsum = nsum;
+		}
+		if (s->kind == S_ASSIGN)
+			emit_assign(e, s, sc);
+		else
+			emit_store(e, s, sc);
+		if (nsum) {
+			e->ind--;
+			line(e, "}");
+		}
+		e->nsum = 0;
 		return;
-	case S_STORE:
-		emit_store(e, s, sc);
-		return;
+	}
 	case S_LOAD:
 		emit_load(e, s, sc);
 		return;
@@ -1735,6 +1867,13 @@ static void emit_role(Em *e, Stmt *in)
 			if (f->layout == FRAG_ACC)
 				line(e, "%s %s[%d];   /* frag %s: %lld x %lld per warpgroup, wgmma accumulator layout */", ftype_of(f->dt), f->name,
 				     f->regs_per_thread, f->name, f->wg_rows, f->wg_cols);
+			else if (f->layout == FRAG_TILE)
+				line(e, "%s %s[%d];   /* frag %s: thread tile %lld x %lld, %d rows of %d columns per thread (lanes %d) */", ftype_of(f->dt), f->name,
+				     f->regs_per_thread, f->name, f->rows, f->cols, f->regs_per_thread / sm90_tile_pc(e, f), sm90_tile_pc(e, f), f->lanes);
+			else if (f->layout == FRAG_TROW || f->layout == FRAG_TCOL)
+				line(e, "%s %s[%d];   /* frag %s: %lld %s of the role's thread tiles, %s */", ftype_of(f->dt), f->name, f->regs_per_thread, f->name,
+				     f->rows, f->layout == FRAG_TROW ? "rows" : "columns",
+				     f->layout == FRAG_TROW ? "the rows this thread holds" : "the columns this lane holds (the same in every row group)");
 			else if (f->layout == FRAG_VEC)
 				line(e, "%s %s[%d];   /* frag %s: %lld elements over the role's %d threads, %s */", ftype_of(f->dt), f->name,
 				     f->regs_per_thread, f->name, f->rows, r->nthreads,

@@ -260,15 +260,19 @@ static void sc_emit(Em *e, StrBuf *o, const Expr *x)
 		sc_emit(e, o, x->rhs);
 		sb_putc(o, ')');
 		return;
-	case E_CALL:   /* min/max: the only calls scalar_bad lets through */
-		sb_printf(o, "%s(", x->name);
-		for (int i = 0; i < x->nargs; i++) {
-			if (i)
-				sb_puts(o, ", ");
-			sc_emit(e, o, x->args[i]);
+	case E_CALL: {   /* min/max, float math, casts: the calls scalar_bad lets through */
+		StrBuf a[2] = {{0}, {0}};
+		const char *args[2] = {"", ""};
+		for (int i = 0; i < x->nargs && i < 2; i++) {
+			sc_emit(e, &a[i], x->args[i]);
+			args[i] = sb_str(&a[i]);
 		}
-		sb_putc(o, ')');
+		if (!lower_call_spell(o, x, args))
+			sb_puts(o, "0");
+		sb_free(&a[0]);
+		sb_free(&a[1]);
 		return;
+	}
 	default:
 		sb_puts(o, "0");
 		return;
@@ -504,7 +508,7 @@ void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag 
 		return;
 	}
 	const Decl *g = a.g;
-	Fx c = {FRAG_VEC, f};
+	Fx c = {FRAG_VEC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!sm90_fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -624,7 +628,7 @@ static void vec_loop_end(Em *e)
 /* The C value of s->src (or `src`) per element, in the loop context of f. */
 static bool vec_value(Em *e, const Expr *src, const PlanFrag *f, StrBuf *val)
 {
-	Fx c = {FRAG_VEC, f};
+	Fx c = {FRAG_VEC, f, NULL, 0};
 	return sm90_fx_emit(e, val, src, &c);
 }
 
@@ -904,6 +908,28 @@ void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const 
 	}
 	scatter_end(e);
 	sb_free(&val);
+}
+
+/* ---- shared with sm90_tile.c ---- */
+
+const Decl *sm90_global(const Em *e, const char *name)
+{
+	return global_param(e, name);
+}
+
+bool sm90_read_only(const Em *e, const char *name)
+{
+	return read_only(e, name);
+}
+
+void sm90_point_offset(Em *e, StrBuf *o, const Expr *x, const Decl *g, int npoints)
+{
+	point_offset(e, o, x, g, npoints);
+}
+
+long long sm90_gcd(long long a, long long b)
+{
+	return gcd_ll(a, b);
 }
 
 /* ---- helper library ---- */

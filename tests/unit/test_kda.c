@@ -217,7 +217,7 @@ static void test_tolerance_measured(void **state)
 	              T, w_o, w_s, w_round, KDA_TOL_PREFILL.o, KDA_TOL_PREFILL.state);
 	assert_true(w_o < KDA_TOL_PREFILL.o / 1.5 && w_s < KDA_TOL_PREFILL.state / 1.5);
 	assert_true(w_round < KDA_TOL_DECODE.o / 1.5);   /* a per-token f32 kernel fits decode's tolerance */
-	assert_true(w_o > KDA_TOL_DECODE.o);              /* ... and a chunked bf16 one would not */
+	assert_true(w_s > KDA_TOL_DECODE.state);          /* ... and a chunked bf16 one would not */
 	free(o), free(S), free(of), free(Sf);
 }
 
@@ -262,7 +262,7 @@ static void test_check_catches_wrong_outputs(void **state)
 	KdaCheck c;
 	assert_int_equal(run_check(&r.p, o, sn, &c), 0);
 	assert_int_equal(c.heads, 6);
-	assert_true(c.o_rel < 2e-3 && c.s_rel < 1e-6);
+	assert_true(c.o_rel < 2.5e-3 && c.s_rel < 1e-6);
 	/* a missing decay: the outputs of a problem whose gate is zero */
 	Rand z;
 	rand_make(&z, 2, 4, 3, 2, false, KDA_GATE_LOWER_BOUND, 21);
