@@ -69,6 +69,8 @@ static const Tactic registry[] = {
 	    "set the register budget (setmaxnreg) of one role to N"),
 	ROW(unroll, 1, "N[:VAR]", 1, 2,
 	    "set `unroll N` on the pipelined loops (or the loops over VAR); 0 removes it"),
+	ROW(warp_specialize, 1, "", 0, 0,
+	    "split a single-role kernel into a TMA producer warpgroup and its consumer (empty ring barrier, regs)"),
 };
 
 const Tactic *tactics_all(int *n)

@@ -76,7 +76,7 @@ struct TacCtx {
 	int gemm_state;       /* 0 not looked for, 1 found, -1 none */
 };
 
-/* ---- the hooks of every tactic (tactics_sched.c, tactics_tile.c) ----
+/* ---- the hooks of every tactic (tactics_sched.c, tactics_tile.c, tactics_ws.c) ----
  * NAME_parse, NAME_pre, NAME_apply and NAME_propose implement the Tactic
  * fields of the same names (their contracts are in tactics.h); tactics.c's
  * registry lists them. */
@@ -85,6 +85,7 @@ struct TacCtx {
 TAC_HOOKS(tile_m) TAC_HOOKS(tile_n) TAC_HOOKS(tile_k) TAC_HOOKS(centroid_tile) TAC_HOOKS(stages)
 TAC_HOOKS(consumers) TAC_HOOKS(persistent) TAC_HOOKS(nonpersistent) TAC_HOOKS(raster_group)
 TAC_HOOKS(split_k) TAC_HOOKS(swap_ab) TAC_HOOKS(swizzle) TAC_HOOKS(regs) TAC_HOOKS(unroll)
+TAC_HOOKS(warp_specialize)
 #undef TAC_HOOKS
 
 /* ---- tactics.c: reasons, arguments, AST helpers ---- */
