@@ -24,7 +24,7 @@
  *
  * The registry is the flat table `registry[]`: name, version, parameter
  * spelling, summary, argument count and the four hooks, which live in
- * tactics_sched.c and tactics_tile.c. tactics_propose() asks each tactic's
+ * tactics_sched.c, tactics_tile.c and tactics_ws.c. tactics_propose() asks each tactic's
  * propose hook for a few sensible arguments for the kernel at hand and applies
  * each, which is what `cake evolve` calls to expand a candidate.
  */

@@ -12,7 +12,8 @@
  * constraints that depend on it. tactics_sched.c holds the schedule tactics
  * (stages, consumers, regs, unroll, persistent, raster_group, swap_ab),
  * tactics_tile.c the tile tactics (tile_m/n/k, centroid_tile, swizzle,
- * split_k).
+ * split_k), tactics_ws.c warp_specialize (a single role split into a TMA
+ * producer and its consumer).
  *
  * Reasons: every refusal is one sentence without a trailing period and
  * without the tactic's name (the caller prefixes it), naming the construct
