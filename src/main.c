@@ -49,6 +49,10 @@ static const struct Command {
 	{"families", cmd_families,
 	 "families [--format=text|json]\n"
 	 "      list the kernel families (inputs, oracle, tolerance, rates) a kernel can name"},
+	{"mcp", cmd_mcp,
+	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
+	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
+	 "      history, best, diff) for coding agents; see docs/AGENTS.md"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -32,6 +32,7 @@ int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_kmeans(int argc, char **argv);
 int cmd_families(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may
