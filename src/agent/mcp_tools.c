@@ -658,24 +658,31 @@ static bool names_rule(const char *exroot, const char *rel, const char *id, bool
 	return hit;
 }
 
-/* Tokens ("res", "smem", ...) the two file names share. */
+/* Whether word (n bytes) is one of the '_'/'.'-separated tokens of name. */
+static bool has_token(const char *name, const char *word, size_t n)
+{
+	for (const char *p = name; *p;) {
+		size_t k = strcspn(p, "_.");
+		if (k == n && !strncmp(p, word, n))
+			return true;
+		p += k;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+/* Tokens ("res", "smem", ...) the two file names share ("cake" aside). */
 static int shared_tokens(const char *a, const char *b)
 {
 	int n = 0;
-	char ta[256];
-	snprintf(ta, sizeof ta, "%s", a);
-	for (char *s = strtok(ta, "_."); s; s = strtok(NULL, "_.")) {
-		if (!strcmp(s, "cake"))
-			continue;
-		char tb[256];
-		snprintf(tb, sizeof tb, "_%s_", b);
-		char want[260];
-		snprintf(want, sizeof want, "_%s", s);
-		for (char *q = tb; (q = strstr(q, want)); q++)
-			if (q[strlen(want)] == '_' || q[strlen(want)] == '.') {
-				n++;
-				break;
-			}
+	for (const char *p = a; *p;) {
+		size_t k = strcspn(p, "_.");
+		if (k && !(k == 4 && !strncmp(p, "cake", 4)) && has_token(b, p, k))
+			n++;
+		p += k;
+		if (*p)
+			p++;
 	}
 	return n;
 }
