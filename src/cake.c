@@ -123,7 +123,7 @@ static bool st_jit(CakeUnit *u, const CakeOptions *o)
 {
 	JitOptions jo = {0};
 	const char *dbg[] = {"-DCAKE_DEBUG_HANG=1"};
-	jo.arch = target_name(u->plans[0]->target);
+	jo.arch = target_info(u->plans[0]->target)->arch;
 	jo.cache_dir = o->cache_dir;
 	jo.no_cache = o->no_cache;
 	if (o->debug_hang) {

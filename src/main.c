@@ -46,9 +46,20 @@ static const struct Command {
 	 "           [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
 	 "           [--update auto|sorted|atomic] [--device N] [--format=text|json]\n"
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
+	{"eval", cmd_eval,
+	 "eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
+	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--format=text|json]\n"
+	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
+	 "      the ranking is a placeholder roofline until the cost model lands"},
 	{"families", cmd_families,
 	 "families [--format=text|json]\n"
 	 "      list the kernel families (inputs, oracle, tolerance, rates) a kernel can name"},
+	{"tactics", cmd_tactics,
+	 "tactics [--format=text|json]\n"
+	 "      list the tactics (named, parameterized IR rewrites) with their parameters"},
+	{"apply", cmd_apply,
+	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
+	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
 	{"mcp", cmd_mcp,
 	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
 	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"

@@ -339,8 +339,9 @@ R("CK-SEM-004", CAT_LANGUAGE, SEV_ERROR, 1, "not a compile-time constant",
   "or a non-positive extent is an error. Symbolic sizes belong in global param shapes only."),
 R("CK-SEM-005", CAT_LANGUAGE, SEV_ERROR, 1, "invalid constant arithmetic",
   "A division or modulo by zero, or a shift by a negative amount or by 63 or more, inside "
-  "an expression that sema folds to a constant. Folding uses wrapping 64-bit arithmetic "
-  "otherwise, so the compiler itself has no undefined behaviour."),
+  "an expression that sema folds to a constant. Folding is otherwise checked 64-bit "
+  "arithmetic (the one evaluator, front/eval.c): a result that overflows is not a constant, "
+  "so the compiler itself has no undefined behaviour."),
 R("CK-SEM-006", CAT_LANGUAGE, SEV_ERROR, 1, "reversed warp range",
   "A role's inclusive warp range `warps lo..hi` must have lo <= hi. An empty range would "
   "give a role with no threads whose program can never run."),

@@ -32,6 +32,9 @@ int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_kmeans(int argc, char **argv);
 int cmd_families(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_tactics(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */

@@ -19,7 +19,8 @@
  *            before every launch (correctness and timed alike), never
  *            poisoned, and not required to be written everywhere;
  *   check    the float64 oracle and its tolerance; fills a FamReport;
- *   rates    FLOP and byte counts, for TFLOP/s and TB/s;
+ *   rates    FLOP and byte counts from the extents alone, for TFLOP/s, TB/s
+ *            and the cost model's roofline;
  *   report   the fields of FamReport (oracle name, summary line, extra
  *            key/value fields such as ties excused or empty clusters).
  *
@@ -96,6 +97,9 @@ typedef struct Family {
 	int (*check)(FamRun *r, FamReport *rep);
 	/* release what inputs left in r->state (may be NULL) */
 	void (*release)(FamRun *r);
+	/* FLOP and HBM byte counts from the bound extents alone (r->buf[i].host
+	 * may be NULL): what a cost model or a rate needs before any run */
+	void (*rates)(const FamRun *r, double *flops, double *bytes);
 } Family;
 
 typedef struct FamilyTable {

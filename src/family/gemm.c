@@ -53,8 +53,6 @@ static int gemm_check(FamRun *r, FamReport *rep)
 	int nrows;
 	int *rows = fam_sample_rows(M, r->check_rows, r->seed ^ 0x5151u, &nrows);
 	double *ref = malloc(sizeof(double) * (size_t)nrows * (size_t)N);
-	rep->flops = 2.0 * M * (double)N * K;
-	rep->bytes = ((double)M * K + (double)N * K) * 2 + (double)M * N * dtype_size(C->decl->dt);
 	if (!ref) {
 		free(rows);
 		snprintf(rep->error, sizeof rep->error, "host out of memory for the oracle (%d rows x %d)", nrows, N);
@@ -109,6 +107,14 @@ static int gemm_check(FamRun *r, FamReport *rep)
 	return bad ? 1 : 0;
 }
 
+static void gemm_rates(const FamRun *r, double *flops, double *bytes)
+{
+	const FamBuf *A = fam_buf(r, "A"), *C = fam_buf(r, "C");
+	double M = (double)C->dims[0], N = (double)C->dims[1], K = (double)A->dims[1];
+	*flops = 2 * M * N * K;
+	*bytes = (M * K + N * K) * 2 + M * N * dtype_size(C->decl->dt);
+}
+
 const Family family_gemm = {
 	.name = "gemm",
 	.module = "gemm.c",
@@ -117,4 +123,5 @@ const Family family_gemm = {
 	.tolerance = "rel err <= 1e-2 (bf16 C) or 1e-5 (f32 C) against float64 on sampled rows; NaN fails",
 	.fits = gemm_fits,
 	.check = gemm_check,
+	.rates = gemm_rates,
 };

@@ -120,7 +120,6 @@ static int assign_check(FamRun *r, FamReport *rep)
 	long long nbat = B > 1 ? 2 : 1, bat[2] = {0, B - 1}, nbad = 0, nb = 0, ties = 0;
 	KmeansAssignCheck c, first = {.first_bad = -1};
 	rep->tol = ORACLE_KMEANS_TOL;
-	rep->flops = 2.0 * N * (double)K * D * (double)B;
 	for (long long bi = 0; bi < nbat; bi++) {
 		size_t b = (size_t)bat[bi];
 		nb = oracle_kmeans_assign((const uint16_t *)X->host + b * (size_t)(N * D), (const uint16_t *)C->host + b * (size_t)(K * D),
@@ -157,6 +156,15 @@ static int assign_check(FamRun *r, FamReport *rep)
 	return 0;
 }
 
+static void assign_rates(const FamRun *r, double *flops, double *bytes)
+{
+	long long N, K, D, B = batches(r, "X", 2);
+	nkd(r, "X", "Cent", &N, &K, &D);
+	int es = dtype_size(fam_buf(r, "X")->decl->dt);
+	*flops = 2.0 * N * (double)K * D * (double)B;
+	*bytes = (double)B * ((double)N * D * es + (double)K * D * es + K * 4.0 + N * 4.0);
+}
+
 const Family family_kmeans_assign = {
 	.name = "kmeans_assign",
 	.module = "kmeans.c",
@@ -166,6 +174,7 @@ const Family family_kmeans_assign = {
 	.fits = assign_fits,
 	.refuse = assign_refuse,
 	.check = assign_check,
+	.rates = assign_rates,
 };
 
 /* ---- the divide step ---- */
@@ -225,6 +234,15 @@ static int divide_check(FamRun *r, FamReport *rep)
 	return 0;
 }
 
+static void divide_rates(const FamRun *r, double *flops, double *bytes)
+{
+	FamBuf *S = fam_buf(r, "Sums");
+	double B = (double)batches(r, "Sums", 2), K = (double)S->dims[S->rank - 2], D = (double)S->dims[S->rank - 1];
+	int es = dtype_size(fam_buf(r, "Cent")->decl->dt);
+	*flops = 4 * B * K * D;
+	*bytes = B * (K * D * (4.0 + 2 * es) + K * 12.0);
+}
+
 const Family family_kmeans_divide = {
 	.name = "kmeans_divide",
 	.module = "kmeans.c",
@@ -233,6 +251,7 @@ const Family family_kmeans_divide = {
 	.tolerance = "element error <= 2^-8 (|ref| + mean|x| 2^-10); empty clusters bit for bit; norms and shifts relative 1e-5",
 	.fits = divide_fits,
 	.check = divide_check,
+	.rates = divide_rates,
 };
 
 /* ---- the segmented update (Cent updated in place) ---- */
@@ -314,6 +333,15 @@ static void free_state(FamRun *r)
 	r->state = NULL;
 }
 
+static void segmented_rates(const FamRun *r, double *flops, double *bytes)
+{
+	FamBuf *X = fam_buf(r, "X"), *C = fam_buf(r, "Cent");
+	double N = (double)X->dims[0], D = (double)X->dims[1], K = (double)C->dims[0];
+	int es = dtype_size(X->decl->dt);
+	*flops = N * D;
+	*bytes = N * D * es + N * 4 + (K + 1) * 4 + K * D * es;
+}
+
 const Family family_kmeans_segmented = {
 	.name = "kmeans_segmented",
 	.module = "kmeans.c",
@@ -326,6 +354,7 @@ const Family family_kmeans_segmented = {
 	.inputs = segmented_inputs,
 	.check = segmented_check,
 	.release = free_state,
+	.rates = segmented_rates,
 };
 
 /* ---- segment sums (the sorted update) ---- */
@@ -397,7 +426,6 @@ static int segsum_check(FamRun *r, FamReport *rep)
 	}
 	snprintf(rep->oracle, sizeof rep->oracle, "kmeans_segsum_f64");
 	rep->rows = K * nbat;
-	rep->bytes = (double)B * N * D * 2 + (double)B * K * D * 4;
 	fam_field(rep, "empty_clusters", empty);
 	if (nbad) {
 		snprintf(rep->error, sizeof rep->error,
@@ -412,6 +440,14 @@ static int segsum_check(FamRun *r, FamReport *rep)
 	return 0;
 }
 
+static void segsum_rates(const FamRun *r, double *flops, double *bytes)
+{
+	FamBuf *X = fam_buf(r, "X"), *S = fam_buf(r, "Sums");
+	double B = (double)X->dims[0], N = (double)X->dims[1], D = (double)X->dims[2], K = (double)S->dims[1];
+	*flops = B * N * D;
+	*bytes = B * (N * D * dtype_size(X->decl->dt) + N * 4 + K * 8 + K * D * 4);
+}
+
 const Family family_kmeans_segsum = {
 	.name = "kmeans_segsum",
 	.module = "kmeans.c",
@@ -422,4 +458,5 @@ const Family family_kmeans_segsum = {
 	.refuse = segsum_refuse,
 	.inputs = segsum_inputs,
 	.check = segsum_check,
+	.rates = segsum_rates,
 };

@@ -1,11 +1,12 @@
 /*
  * ast.c — small helpers over the syntax tree's enumerations.
  *
- * Element types, targets and swizzle modes are spelled as keywords in the
- * source; these functions map between the spellings and the enums so the
- * parser, the printer, the diagnostics and the lowering all agree on one
- * table each. Lookups take (pointer, length) because the parser works on
- * token text that is not NUL-terminated.
+ * Element types and swizzle modes are spelled as keywords in the source;
+ * these functions map between the spellings and the enums so the parser,
+ * the printer, the diagnostics and the lowering all agree on one table
+ * each (targets have their own table, base/target.c). Lookups take
+ * (pointer, length) because the parser works on token text that is not
+ * NUL-terminated.
  */
 #include "ast.h"
 
@@ -57,27 +58,6 @@ DType dtype_from(const char *s, int n)
 bool dtype_is_float(DType t)
 {
 	return t > DT_NONE && t < DT__COUNT && dtypes[t].is_float;
-}
-
-const char *target_name(Target t)
-{
-	switch (t) {
-	case TGT_SM90A: return "sm_90a";
-	case TGT_SM80: return "sm_80";
-	case TGT_SM100A: return "sm_100a";
-	case TGT_NONE: break;
-	}
-	return "?";
-}
-
-Target target_from(const char *s, int n)
-{
-	if (!s)
-		return TGT_NONE;
-	for (Target t = TGT_SM90A; t <= TGT_SM100A; t++)
-		if (same(s, n, target_name(t)))
-			return t;
-	return TGT_NONE;
 }
 
 const char *swizzle_name(Swizzle s)

@@ -33,6 +33,7 @@
 #define CAKE_AST_H
 
 #include "../base/base.h"
+#include "../base/target.h"
 
 /* ---- element types, spaces, targets ---- */
 
@@ -49,7 +50,7 @@ typedef enum Space {
 	SP_FRAG,       /* register fragment owned by a role */
 } Space;
 
-typedef enum Target { TGT_NONE = 0, TGT_SM90A, TGT_SM80, TGT_SM100A } Target;
+/* Target, target_name() and target_from() live in the target table (base/target.h). */
 
 typedef enum Swizzle { SWZ_NONE = 0, SWZ_32B, SWZ_64B, SWZ_128B } Swizzle;
 
@@ -61,9 +62,6 @@ const char *dtype_name(DType t);
 DType dtype_from(const char *s, int n);
 /* True for bf16, f16, f32 and f8e4m3. */
 bool dtype_is_float(DType t);
-const char *target_name(Target t);     /* "sm_90a" */
-/* Parse a target keyword; TGT_NONE if s is not one. */
-Target target_from(const char *s, int n);
 const char *swizzle_name(Swizzle s);   /* "none", "32B", "64B", "128B" */
 int swizzle_bytes(Swizzle s);          /* 0, 32, 64, 128 */
 /* Source spelling of a unary/binary operator code ("==", "<<", "@"...); "?" if unknown.

@@ -8,9 +8,12 @@
  * they form one self-contained unit: they read the Sema state (scopes,
  * context, executing role) but never change which names are declared.
  *
- * Integer expressions over literals and consts are folded (is_const, cval);
- * consts are folded on demand (sema_const_value), so a const may use a
- * later const and a cycle is an error. Element-wise operators need equal
+ * Integer expressions over literals and consts are folded (is_const, cval)
+ * with the operators of the one evaluator (eval.h: checked 64-bit, so a
+ * result that overflows is not a constant); division by zero and
+ * out-of-range shifts are reported here first. Consts are folded on demand
+ * (sema_const_value), so a const may use a later const and a cycle is an
+ * error. Element-wise operators need equal
  * shapes, or a scalar operand, or an explicit broadcast rows(v)/cols(v).
  * rows(), cols(), row_idx() and col_idx() leave part of their shape open
  * (an extent of DIM_CTX, or a rank of RANK_CTX); the open part is closed by
@@ -28,6 +31,7 @@
  */
 #include "front.h"
 #include "builtins.h"
+#include "eval.h"
 #include "sema_int.h"
 
 #include <limits.h>
@@ -307,42 +311,21 @@ static bool unify_dt(Sema *s, Expr *a, Expr *b, Span sp, const char *what, DType
 static bool fold_binary(Sema *s, Expr *e)
 {
 	long long a = e->lhs->cval, b = e->rhs->cval, r = 0;
-	unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
-	switch (e->op) {
-	case '+': r = (long long)(ua + ub); break;
-	case '-': r = (long long)(ua - ub); break;
-	case '*': r = (long long)(ua * ub); break;
-	case '/': case '%':
-		if (b == 0) {
-			Diag *d = sema_err(s, "CK-SEM-005", e->span, "division by zero in a constant expression");
-			diag_set(&d->hint, "the right operand of '%c' folds to 0", e->op);
-			return false;
-		}
-		if (a == LLONG_MIN && b == -1)
-			r = e->op == '/' ? LLONG_MIN : 0;
-		else
-			r = e->op == '/' ? a / b : a % b;
-		break;
-	case OP_SHL: case OP_SHR:
-		if (b < 0 || b > 62) {
-			Diag *d = sema_err(s, "CK-SEM-005", e->span, "shift by %lld in a constant expression is out of range", b);
-			diag_set(&d->hint, "shift amounts must be between 0 and 62");
-			return false;
-		}
-		r = e->op == OP_SHL ? (long long)(ua << b) : a >> b;
-		break;
-	case '<': r = a < b; break;
-	case '>': r = a > b; break;
-	case OP_LE: r = a <= b; break;
-	case OP_GE: r = a >= b; break;
-	case OP_EQ: r = a == b; break;
-	case OP_NE: r = a != b; break;
-	case OP_AND: r = a && b; break;
-	case OP_OR: r = a || b; break;
-	default: return true;
+	if ((e->op == '/' || e->op == '%') && b == 0) {
+		Diag *d = sema_err(s, "CK-SEM-005", e->span, "division by zero in a constant expression");
+		diag_set(&d->hint, "the right operand of '%c' folds to 0", e->op);
+		return false;
 	}
-	e->is_const = true;
-	e->cval = r;
+	if ((e->op == OP_SHL || e->op == OP_SHR) && (b < 0 || b > 62)) {
+		Diag *d = sema_err(s, "CK-SEM-005", e->span, "shift by %lld in a constant expression is out of range", b);
+		diag_set(&d->hint, "shift amounts must be between 0 and 62");
+		return false;
+	}
+	/* the one evaluator's rule: a result that overflows is not a constant */
+	if (eval_binop(e->op, a, b, &r)) {
+		e->is_const = true;
+		e->cval = r;
+	}
 	return true;
 }
 
@@ -926,11 +909,8 @@ bool sema_check_expr(Sema *s, Expr *e)
 			sema_err(s, "CK-SEM-036", e->span, "unary '-' needs a numeric operand, not bool");
 			return false;
 		}
-		if (e->lhs->is_const) {
+		if (e->lhs->is_const && eval_unop(e->op, e->lhs->cval, &e->cval))
 			e->is_const = true;
-			e->cval = e->op == '!' ? !e->lhs->cval
-			                       : (long long)(0ull - (unsigned long long)e->lhs->cval);
-		}
 		return true;
 	}
 	case E_TRANSPOSE: {

@@ -7,8 +7,9 @@
  * sm_90a and fail on undeclared spills. A missing NVRTC is a clear error that
  * names the library and the fix.
  *
- * Options: --gpu-architecture=<arch> (sm_90a by default: wgmma and setmaxnreg
- * exist only there), -std=c++17, --ptxas-options=-v so that the program log
+ * Options: --gpu-architecture=<arch> (callers pass the arch string of the
+ * kernel's row in the target table, base/target.h; the sm_90a row's by
+ * default: wgmma and setmaxnreg exist only there), -std=c++17, --ptxas-options=-v so that the program log
  * carries ptxas's resource report (registers, stack frame, spill bytes,
  * static smem per kernel), which jit_parse_ptxas() turns into JitKernelInfo.
  *
@@ -22,6 +23,7 @@
  */
 #include "gpu.h"
 #include "../base/base.h"
+#include "../base/target.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -278,7 +280,7 @@ int jit_compile(const char *src, const char *name, const JitOptions *o, JitResul
 	nv.Version(&vmaj, &vmin);
 
 	/* options */
-	const char *arch = o && o->arch ? o->arch : "sm_90a";
+	const char *arch = o && o->arch ? o->arch : target_info(TGT_SM90A)->arch;
 	char archopt[64];
 	snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
 	int nextra = o ? o->nextra : 0;

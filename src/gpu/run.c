@@ -354,6 +354,8 @@ static void child_run(const RunJob *j, RunReport *r, void *rec, size_t rec_bytes
 		fc = j->fam->check(&fr, &r->fam);
 		r->checked = 1;
 	}
+	if (j->fam && j->fam->rates)
+		j->fam->rates(&fr, &r->fam.flops, &r->fam.bytes);
 	if (j->fam && j->fam->release)
 		j->fam->release(&fr);
 	if (fc < 0) {

@@ -3,24 +3,35 @@
  *
  * A schedule states roles, buffers, barriers, pipelines and tiles. What a
  * CUDA programmer would otherwise compute by hand is derived here, once, into
- * a Plan (lower.h) that both the emitter (sm90.c) and the GPU runner read:
+ * a Plan (lower.h) that both the emitter (sm90.c) and the GPU runner read.
+ *
+ * derive_plan first builds the schedule model (src/sched/sched.h), the same
+ * one the verifier checks, and every step reads it: roles, pipelines,
+ * buffers, barriers and fragments in the model's order (which is therefore
+ * the Plan's), the statement index with each statement's role and loops,
+ * the shared-memory layout and the "starts free" decision. Nothing is
+ * resolved or laid out a second time here; what is local is what only the
+ * lowering needs (warpgroup identity, setmaxnreg, descriptors, tensor maps,
+ * expect_tx bytes, fragment register layouts, the argument order) and the
+ * CK-LOW-* refusals. Hardware limits come from the target table
+ * (base/target.h). The steps:
  *
  *   roles      warp range -> thread range, warpgroups, the elected thread of
  *              a role that only issues asynchronous work (a TMA producer),
  *              setmaxnreg per role (dec below the launch budget, inc above;
  *              emitted only when roles state different budgets);
- *   smem       every buffer gets the alignment its uses need (1024 B for a
- *              swizzled buffer so the swizzle pattern and the wgmma
- *              descriptor's base offset line up, 128 B for a TMA destination
- *              or wgmma operand, 16 B otherwise) and a ring buffer one slot
- *              per stage; buffers are placed largest alignment first, then
- *              the mbarriers (8 B each, one per ring stage). The kernel aligns
- *              the dynamic base itself, so the launch asks for the slack too;
+ *   smem       the model's layout (sched.h, "Shared-memory layout"): 1024 B
+ *              alignment for a swizzled buffer, 128 B for a TMA destination
+ *              or wgmma operand, 16 B otherwise, a ring buffer one slot per
+ *              stage, largest alignment first, then the mbarriers; the kernel
+ *              aligns the dynamic base itself, so the launch asks for the
+ *              slack too;
  *   barriers   arrival count per phase as declared; expect_tx bytes = the sum
  *              of the TMA boxes that signal the barrier in one iteration;
- *              "starts free" for a barrier that no TMA signals, waited by the
- *              roles that write the ring's buffers (the producer's first wait
- *              on an empty slot must pass, so it waits for parity phase^1);
+ *              "starts free" (sched_starts_free) for a ring barrier that no
+ *              TMA signals, waited by the roles that write the ring's buffers
+ *              (the producer's first wait on an empty slot must pass, so it
+ *              waits for parity phase^1);
  *   pipelines  one stage/phase register pair per (role, pipeline), advanced
  *              at the end of every iteration of a loop pipelined on it;
  *   TMA        one tensor map per (global tensor, box, swizzle): extents and
@@ -41,24 +52,11 @@
  * produced for a schedule that would be lowered wrongly.
  */
 #include "lower.h"
+#include "../sched/sched.h"
 
 #include <string.h>
 
-#define SMEM_LIMIT 232448LL     /* sm_90 max dynamic shared memory per block (227 KiB) */
-
 /* ---- small lookups ---- */
-
-static Decl *find_decl(Kernel *k, DeclKind kind, const char *name)
-{
-	if (!name)
-		return NULL;
-	for (int i = 0; i < k->ndecls; i++) {
-		Decl *d = k->decls[i];
-		if (d->kind == kind && d->name && strcmp(d->name, name) == 0)
-			return d;
-	}
-	return NULL;
-}
 
 int plan_role_index(const Plan *p, const char *name)
 {
@@ -124,57 +122,23 @@ const char *lower_base_name(const Expr *e)
 	return (e && e->kind == E_IDENT) ? e->name : NULL;
 }
 
-static long long round_up(long long v, long long a)
-{
-	return (v + a - 1) / a * a;
-}
-
 /* ---- statement walk with context ---- */
 
-typedef struct Walk {
-	int role;          /* index into Plan.roles, -1 outside any role */
-	Stmt *ploop;       /* innermost pipelined loop */
-	Stmt *loop;        /* innermost loop */
-	int in_if;         /* depth of enclosing ifs inside the innermost loop */
-} Walk;
+/* The schedule model's statement index is the walk: every statement in
+ * preorder with its role (index into Plan.roles: the model's role order),
+ * innermost loop and innermost pipelined loop. */
+typedef void (*VisitFn)(void *st, Stmt *s, const SchedStmt *w);
 
-typedef void (*VisitFn)(void *st, Stmt *s, const Walk *w);
-
-static void walk_list(Stmt **ss, int n, Walk w, VisitFn fn, void *st, Plan *p)
+static void walk_kernel(const Sched *m, VisitFn fn, void *st)
 {
-	for (int i = 0; i < n; i++) {
-		Stmt *s = ss[i];
-		fn(st, s, &w);
-		Walk in = w;
-		switch (s->kind) {
-		case S_IN:
-			in.role = plan_role_index(p, s->name);
-			in.ploop = in.loop = NULL;
-			in.in_if = 0;
-			walk_list(s->body, s->nbody, in, fn, st, p);
-			break;
-		case S_FOR:
-			in.loop = s;
-			in.in_if = 0;
-			if (s->pipe)
-				in.ploop = s;
-			walk_list(s->body, s->nbody, in, fn, st, p);
-			break;
-		case S_IF:
-			in.in_if++;
-			walk_list(s->body, s->nbody, in, fn, st, p);
-			walk_list(s->els, s->nels, in, fn, st, p);
-			break;
-		default:
-			break;
-		}
-	}
+	for (int i = 0; i < m->nst; i++)
+		fn(st, m->st[i].s, &m->st[i]);
 }
 
-static void walk_kernel(Plan *p, VisitFn fn, void *st)
+/* Is w inside an `if` within its innermost loop (or role program)? */
+static bool in_if(const SchedStmt *w)
 {
-	Walk w = {-1, NULL, NULL, 0};
-	walk_list(p->kernel->body, p->kernel->nbody, w, fn, st, p);
+	return w->if_idx > w->loop_idx;
 }
 
 /* ---- derivation state ---- */
@@ -183,6 +147,8 @@ typedef struct Der {
 	Ctx *c;
 	Kernel *k;
 	Plan *p;
+	const TargetInfo *ti;   /* the kernel's row of the target table */
+	Sched m;                /* the schedule model, shared with the verifier */
 	bool ok;
 	/* per-role: does the program only issue async work? */
 	bool *role_async_only;
@@ -200,10 +166,12 @@ static Diag *low_err(Der *d, const char *id, Span sp, const char *fmt, ...)
 	return diag_add(d->c->diags, id, SEV_ERROR, sp, "%s", buf);
 }
 
-/* Constant value of a shape extent; reports CK-LOW-005 when it is symbolic. */
-static bool const_extent(Der *d, Expr *e, const char *what, const char *name, long long *out)
+/* Declared extent e, whose value in the model is dim: true with *out = dim when it
+ * is a positive constant, else reports CK-LOW-005. */
+static bool const_extent(Der *d, long long dim, Expr *e, const char *what, const char *name, long long *out)
 {
-	if (eval_expr(e, d->k, NULL, out) && *out > 0)
+	*out = dim;
+	if (dim > 0)
 		return true;
 	Diag *g = low_err(d, "CK-LOW-005", e ? e->span : NOSPAN,
 	                  "%s '%s' needs constant positive extents to be lowered for sm_90a", what, name);
@@ -218,53 +186,52 @@ static void derive_roles(Der *d)
 {
 	Kernel *k = d->k;
 	Plan *p = d->p;
-	Vec v = {0};
+	const TargetInfo *ti = d->ti;
+	int maxwarp_limit = ti->max_threads_per_block / ti->warp_size - 1;
 	int maxwarp = -1;
-	for (int i = 0; i < k->ndecls; i++)
-		if (k->decls[i]->kind == D_ROLE)
-			vec_push(&v, k->decls[i]);
-	p->nroles = v.len;
-	p->roles = arena_alloc(&d->c->arena, sizeof(PlanRole) * (size_t)(v.len ? v.len : 1));
-	for (int i = 0; i < v.len; i++) {
-		Decl *r = v.data[i];
+	p->nroles = d->m.nroles;
+	p->roles = arena_alloc(&d->c->arena, sizeof(PlanRole) * (size_t)(p->nroles ? p->nroles : 1));
+	for (int i = 0; i < p->nroles; i++) {
+		Decl *r = d->m.roles[i].d;
 		PlanRole *pr = &p->roles[i];
 		pr->name = r->name;
 		pr->decl = r;
 		pr->warp_lo = r->warp_lo;
 		pr->warp_hi = r->warp_hi;
-		if (r->warp_lo < 0 || r->warp_hi < r->warp_lo || r->warp_hi > 31) {
-			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' has warp range %d..%d, which sm_90a cannot launch (0 <= lo <= hi <= 31)",
-			                  r->name, r->warp_lo, r->warp_hi);
+		if (r->warp_lo < 0 || r->warp_hi < r->warp_lo || r->warp_hi > maxwarp_limit) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' has warp range %d..%d, which sm_90a cannot launch (0 <= lo <= hi <= %d)",
+			                  r->name, r->warp_lo, r->warp_hi, maxwarp_limit);
 			diag_set(&g->role, "%s", r->name);
 			continue;
 		}
 		pr->nwarps = r->warp_hi - r->warp_lo + 1;
-		pr->thread_lo = r->warp_lo * 32;
-		pr->nthreads = pr->nwarps * 32;
-		pr->wg_lo = r->warp_lo / 4;
-		pr->wg_hi = r->warp_hi / 4;
-		bool whole = r->warp_lo % 4 == 0 && pr->nwarps % 4 == 0;
-		pr->nwg = whole ? pr->nwarps / 4 : 0;
+		pr->thread_lo = r->warp_lo * ti->warp_size;
+		pr->nthreads = pr->nwarps * ti->warp_size;
+		pr->wg_lo = r->warp_lo / ti->warpgroup_warps;
+		pr->wg_hi = r->warp_hi / ti->warpgroup_warps;
+		bool whole = r->warp_lo % ti->warpgroup_warps == 0 && pr->nwarps % ti->warpgroup_warps == 0;
+		pr->nwg = whole ? pr->nwarps / ti->warpgroup_warps : 0;
 		pr->arrivals_per_arrive = pr->nwg > 0 ? pr->nwg : 1;
 		pr->regs = r->regs;
 		if (r->warp_hi > maxwarp)
 			maxwarp = r->warp_hi;
 	}
-	vec_free(&v);
 	if (p->nroles == 0) {
 		low_err(d, "CK-LOW-003", k->span, "kernel '%s' declares no role; sm_90a lowering needs at least one `role`", k->name);
 		return;
 	}
-	p->block_threads = (maxwarp + 1) * 32;
-	if (p->block_threads > 1024) {
-		low_err(d, "CK-LOW-003", k->span, "kernel '%s' needs %d threads per block; sm_90a allows at most 1024", k->name, p->block_threads);
+	p->block_threads = (maxwarp + 1) * ti->warp_size;
+	if (p->block_threads > ti->max_threads_per_block) {
+		low_err(d, "CK-LOW-003", k->span, "kernel '%s' needs %d threads per block; sm_90a allows at most %d", k->name, p->block_threads,
+		        ti->max_threads_per_block);
 		return;
 	}
-	p->nwarpgroups = (p->block_threads + 127) / 128;
-	int base = 65536 / (p->block_threads > 0 ? p->block_threads : 1);
-	if (base > 255)
-		base = 255;
-	base = base / 8 * 8;
+	int wg_threads = ti->warpgroup_warps * ti->warp_size;
+	p->nwarpgroups = (p->block_threads + wg_threads - 1) / wg_threads;
+	int base = ti->regs_per_sm / (p->block_threads > 0 ? p->block_threads : 1);
+	if (base > ti->max_regs_per_thread)
+		base = ti->max_regs_per_thread;
+	base = base / ti->reg_alloc_unit * ti->reg_alloc_unit;
 	p->base_regs = base;
 	/* setmaxnreg only when roles state different budgets */
 	int first = 0;
@@ -286,11 +253,12 @@ static void derive_roles(Der *d)
 			pr->regs_dir = 0;
 			continue;
 		}
-		if (pr->regs < 24 || pr->regs > 256 || pr->regs % 8 != 0) {
-			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' asks for %d registers per thread; setmaxnreg on sm_90a takes a multiple of 8 in 24..256",
-			                  r->name, pr->regs);
+		if (pr->regs < ti->setmaxnreg_min || pr->regs > ti->setmaxnreg_max || pr->regs % ti->reg_alloc_unit != 0) {
+			Diag *g = low_err(d, "CK-LOW-003", r->span, "role '%s' asks for %d registers per thread; setmaxnreg on sm_90a takes a multiple of %d in %d..%d",
+			                  r->name, pr->regs, ti->reg_alloc_unit, ti->setmaxnreg_min, ti->setmaxnreg_max);
 			diag_set(&g->role, "%s", r->name);
-			diag_set(&g->hint, "round the regs of role '%s' to a multiple of 8 between 24 and 256", r->name);
+			diag_set(&g->hint, "round the regs of role '%s' to a multiple of %d between %d and %d", r->name, ti->reg_alloc_unit,
+			         ti->setmaxnreg_min, ti->setmaxnreg_max);
 			continue;
 		}
 		if (pr->nwg == 0) {
@@ -303,16 +271,17 @@ static void derive_roles(Der *d)
 		pr->regs_dir = pr->regs < base ? -1 : pr->regs > base ? 1 : 0;
 		total += (long long)pr->nthreads * pr->regs;
 	}
-	if (total > 65536) {
-		Diag *g = low_err(d, "CK-LOW-003", k->span, "the roles of kernel '%s' ask for %lld registers in all; an sm_90a SM has 65536", k->name, total);
-		diag_set(&g->condition, "sum(role threads x regs) <= 65536");
+	if (total > ti->regs_per_sm) {
+		Diag *g = low_err(d, "CK-LOW-003", k->span, "the roles of kernel '%s' ask for %lld registers in all; an sm_90a SM has %d", k->name, total,
+		                  ti->regs_per_sm);
+		diag_set(&g->condition, "sum(role threads x regs) <= %d", ti->regs_per_sm);
 		diag_set(&g->hint, "lower the regs of the producer or consumer roles");
 	}
 }
 
 /* ---- what each role's program does ---- */
 
-static void mark_async(void *st, Stmt *s, const Walk *w)
+static void mark_async(void *st, Stmt *s, const SchedStmt *w)
 {
 	Der *d = st;
 	if (w->role < 0)
@@ -327,23 +296,16 @@ static void mark_async(void *st, Stmt *s, const Walk *w)
 	}
 }
 
-/* Mark tma destinations, wgmma operands and collect pipelined loops. */
-static void mark_buffers(void *st, Stmt *s, const Walk *w)
+/* Which roles only issue asynchronous work: one elected thread runs them. */
+static void derive_issue(Der *d)
 {
-	Der *d = st;
 	Plan *p = d->p;
-	if (s->kind == S_TMA_LOAD) {
-		int b = plan_buffer_index(p, lower_base_name(s->dst));
-		if (b >= 0)
-			p->buffers[b].tma_dst = true;
-	} else if (s->kind == S_WGMMA && s->src && s->src->kind == E_BINARY) {
-		int b1 = plan_buffer_index(p, lower_base_name(s->src->lhs));
-		int b2 = plan_buffer_index(p, lower_base_name(s->src->rhs));
-		if (b1 >= 0)
-			p->buffers[b1].wgmma_operand = true;
-		if (b2 >= 0)
-			p->buffers[b2].wgmma_operand = true;
-	}
+	d->role_async_only = arena_alloc(&d->c->arena, sizeof(bool) * (size_t)p->nroles);
+	for (int i = 0; i < p->nroles; i++)
+		d->role_async_only[i] = true;
+	walk_kernel(&d->m, mark_async, d);
+	for (int i = 0; i < p->nroles; i++)
+		p->roles[i].single_thread = d->role_async_only[i];
 }
 
 /* ---- shared memory ---- */
@@ -352,89 +314,55 @@ static void derive_smem(Der *d)
 {
 	Kernel *k = d->k;
 	Plan *p = d->p;
-	Vec v = {0};
-	for (int i = 0; i < k->ndecls; i++)
-		if (k->decls[i]->kind == D_SMEM)
-			vec_push(&v, k->decls[i]);
-	p->nbuffers = v.len;
-	p->buffers = arena_alloc(&d->c->arena, sizeof(PlanBuffer) * (size_t)(v.len ? v.len : 1));
-	for (int i = 0; i < v.len; i++) {
-		Decl *s = v.data[i];
+	const Sched *m = &d->m;
+	p->nbuffers = m->nsmems;
+	p->buffers = arena_alloc(&d->c->arena, sizeof(PlanBuffer) * (size_t)(m->nsmems ? m->nsmems : 1));
+	for (int i = 0; i < m->nsmems; i++) {
+		const SchedSmem *ms = &m->smems[i];
+		Decl *s = ms->d;
 		PlanBuffer *b = &p->buffers[i];
 		b->name = s->name;
 		b->decl = s;
 		b->dt = s->dt;
 		b->rank = s->rank;
 		b->swizzle = s->swizzle;
-		b->stages = 1;
-		b->pipe = -1;
-		long long elems = 1;
+		/* the model's layout: one computation for the verifier and the lowering */
+		b->tma_dst = ms->tma_dst;
+		b->wgmma_operand = ms->wgmma_operand;
+		b->align = ms->align;
+		b->stages = ms->stages;
+		b->pipe = ms->pipe;
+		b->offset = ms->offset;
 		bool ok = s->rank >= 1 && s->rank <= MAX_RANK;
-		for (int j = 0; ok && j < s->rank; j++) {
-			if (!const_extent(d, s->shape[j], "shared buffer", s->name, &b->shape[j]))
+		for (int j = 0; ok && j < s->rank; j++)
+			if (!const_extent(d, ms->dims[j], s->shape[j], "shared buffer", s->name, &b->shape[j]))
 				ok = false;
-			else
-				elems *= b->shape[j];
-		}
 		if (!ok)
 			continue;
-		b->bytes_per_stage = elems * dtype_size(s->dt);
+		b->bytes_per_stage = ms->bytes;
+		b->stage_stride = ms->stride;
 		b->row_bytes = (int)(b->shape[s->rank - 1] * dtype_size(s->dt));
-		if (s->ring) {
-			b->pipe = plan_pipe_index(p, s->ring);
-			if (b->pipe < 0) {
-				Diag *g = low_err(d, "CK-LOW-008", s->ring_span, "shared buffer '%s' rings over unknown pipeline '%s'", s->name, s->ring);
-				diag_set(&g->resource, "%s", s->name);
-				continue;
-			}
-			b->stages = p->pipes[b->pipe].stages;
+		if (s->ring && ms->pipe < 0) {
+			Diag *g = low_err(d, "CK-LOW-008", s->ring_span, "shared buffer '%s' rings over unknown pipeline '%s'", s->name, s->ring);
+			diag_set(&g->resource, "%s", s->name);
+			continue;
 		}
-	}
-	vec_free(&v);
-	walk_kernel(p, mark_buffers, d);
-	for (int i = 0; i < p->nbuffers; i++) {
-		PlanBuffer *b = &p->buffers[i];
-		if (b->swizzle != SWZ_NONE)
-			b->align = 1024;
-		else if (b->tma_dst || b->wgmma_operand)
-			b->align = 128;
-		else
-			b->align = 16;
-		b->stage_stride = round_up(b->bytes_per_stage, b->align);
 		if (b->wgmma_operand) {
 			b->desc_layout = b->swizzle == SWZ_128B ? 1 : b->swizzle == SWZ_64B ? 2 : b->swizzle == SWZ_32B ? 3 : 0;
 			b->desc_lbo = 16;
 			b->desc_sbo = 8 * b->row_bytes;
 		}
 	}
-	/* place: largest alignment first, declaration order within */
-	long long off = 0;
-	int maxalign = 16;
-	for (int a = 1024; a >= 16; a /= 2) {
-		for (int i = 0; i < p->nbuffers; i++) {
-			PlanBuffer *b = &p->buffers[i];
-			if (b->align != a)
-				continue;
-			off = round_up(off, a);
-			b->offset = off;
-			off += b->stage_stride * b->stages;
-			if (a > maxalign)
-				maxalign = a;
-		}
-	}
-	/* barriers */
-	off = round_up(off, 8);
-	for (int i = 0; i < p->nbarriers; i++) {
-		p->barriers[i].offset = off;
-		off += 8LL * p->barriers[i].count;
-	}
-	p->smem_used = off;
-	p->smem_base_align = maxalign;
-	p->smem_bytes = off + (maxalign > 16 ? maxalign : 0);
-	if (p->smem_bytes > SMEM_LIMIT) {
+	for (int i = 0; i < p->nbarriers; i++)
+		p->barriers[i].offset = m->bars[i].offset;
+	p->smem_used = m->smem_used;
+	p->smem_base_align = m->smem_base_align;
+	p->smem_bytes = m->smem_bytes;
+	int maxalign = m->smem_base_align;
+	if (p->smem_bytes > d->ti->smem_per_block) {
 		Diag *g = low_err(d, "CK-LOW-004", k->span, "kernel '%s' needs %lld bytes of shared memory (buffers, barriers and %d bytes of alignment slack); sm_90a allows %lld per block",
-		                  k->name, p->smem_bytes, maxalign, SMEM_LIMIT);
-		diag_set(&g->condition, "smem_bytes <= %lld", SMEM_LIMIT);
+		                  k->name, p->smem_bytes, maxalign, d->ti->smem_per_block);
+		diag_set(&g->condition, "smem_bytes <= %lld", d->ti->smem_per_block);
 		diag_set(&g->hint, "reduce the pipeline stages or the tile sizes");
 	}
 }
@@ -443,54 +371,39 @@ static void derive_smem(Der *d)
 
 static void derive_pipes(Der *d)
 {
-	Kernel *k = d->k;
 	Plan *p = d->p;
-	Vec v = {0};
-	for (int i = 0; i < k->ndecls; i++)
-		if (k->decls[i]->kind == D_PIPELINE)
-			vec_push(&v, k->decls[i]);
-	p->npipes = v.len;
-	p->pipes = arena_alloc(&d->c->arena, sizeof(PlanPipe) * (size_t)(v.len ? v.len : 1));
-	for (int i = 0; i < v.len; i++) {
-		Decl *pd = v.data[i];
+	p->npipes = d->m.npipes;
+	p->pipes = arena_alloc(&d->c->arena, sizeof(PlanPipe) * (size_t)(p->npipes ? p->npipes : 1));
+	for (int i = 0; i < p->npipes; i++) {
+		Decl *pd = d->m.pipes[i].d;
 		p->pipes[i].name = pd->name;
 		p->pipes[i].decl = pd;
 		p->pipes[i].stages = pd->stages;
 		if (pd->stages < 1 || pd->stages > 64)
 			low_err(d, "CK-LOW-008", pd->span, "pipeline '%s' has %d stages; the sm_90a lowering supports 1..64", pd->name, pd->stages);
 	}
-	vec_free(&v);
 }
 
 static void derive_barriers_decl(Der *d)
 {
-	Kernel *k = d->k;
 	Plan *p = d->p;
-	Vec v = {0};
-	for (int i = 0; i < k->ndecls; i++)
-		if (k->decls[i]->kind == D_BARRIER)
-			vec_push(&v, k->decls[i]);
-	p->nbarriers = v.len;
-	p->barriers = arena_alloc(&d->c->arena, sizeof(PlanBarrier) * (size_t)(v.len ? v.len : 1));
-	for (int i = 0; i < v.len; i++) {
-		Decl *bd = v.data[i];
+	p->nbarriers = d->m.nbars;
+	p->barriers = arena_alloc(&d->c->arena, sizeof(PlanBarrier) * (size_t)(p->nbarriers ? p->nbarriers : 1));
+	for (int i = 0; i < p->nbarriers; i++) {
+		const SchedBar *mb = &d->m.bars[i];
+		Decl *bd = mb->d;
 		PlanBarrier *b = &p->barriers[i];
 		b->name = bd->name;
 		b->decl = bd;
-		b->count = 1;
-		b->pipe = -1;
+		b->count = mb->count;   /* the model's layout: one mbarrier per ring stage */
+		b->pipe = mb->pipe;
 		b->arrivals = bd->arrivals;
-		if (bd->ring) {
-			b->pipe = plan_pipe_index(p, bd->ring);
-			if (b->pipe >= 0)
-				b->count = p->pipes[b->pipe].stages;
-		}
-		if (bd->arrivals < 1 || bd->arrivals > (1 << 20) - 1) {
-			Diag *g = low_err(d, "CK-LOW-007", bd->span, "barrier '%s' declares %d arrivals; an sm_90a mbarrier counts 1..1048575", bd->name, bd->arrivals);
+		if (bd->arrivals < 1 || bd->arrivals > d->ti->mbar_max_arrivals) {
+			Diag *g = low_err(d, "CK-LOW-007", bd->span, "barrier '%s' declares %d arrivals; an sm_90a mbarrier counts 1..%d", bd->name, bd->arrivals,
+			                  d->ti->mbar_max_arrivals);
 			diag_set(&g->barrier, "%s", bd->name);
 		}
 	}
-	vec_free(&v);
 }
 
 typedef struct TxState {
@@ -500,40 +413,7 @@ typedef struct TxState {
 	int *waiter_writes;  /* per barrier: -1 unknown, 0 waiters read, 1 waiters write ring */
 } TxState;
 
-/* Does role r write a buffer of pipeline pipe (tma destination or store)? */
-typedef struct WriteQ {
-	Plan *p;
-	int role, pipe;
-	bool found;
-} WriteQ;
-
-static void find_ring_write(void *st, Stmt *s, const Walk *w)
-{
-	WriteQ *q = st;
-	if (w->role != q->role)
-		return;
-	if (s->kind == S_TMA_LOAD || s->kind == S_STORE || s->kind == S_CP_ASYNC) {
-		int b = plan_buffer_index(q->p, lower_base_name(s->dst));
-		if (b >= 0 && q->p->buffers[b].pipe == q->pipe)
-			q->found = true;
-	}
-}
-
-/* Is barrier `name` the `signal` target of some TMA load? (then it never starts free) */
-typedef struct SignalQ {
-	const char *name;
-	bool found;
-} SignalQ;
-
-static void find_tma_signal(void *st, Stmt *s, const Walk *w)
-{
-	SignalQ *q = st;
-	(void)w;
-	if (s->kind == S_TMA_LOAD && s->name && strcmp(s->name, q->name) == 0)
-		q->found = true;
-}
-
-static void tx_visit(void *st, Stmt *s, const Walk *w)
+static void tx_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	TxState *t = st;
 	Der *d = t->d;
@@ -544,7 +424,7 @@ static void tx_visit(void *st, Stmt *s, const Walk *w)
 		if (bi < 0 || buf < 0)
 			return;
 		PlanBarrier *b = &p->barriers[bi];
-		if (w->in_if) {
+		if (in_if(w)) {
 			Diag *g = low_err(d, "CK-LOW-007", s->span, "tma signalling barrier '%s' under an `if` inside its loop is not lowered yet for sm_90a (its expect_tx byte count would depend on the branch)", b->name);
 			diag_set(&g->barrier, "%s", b->name);
 			diag_set(&g->hint, "issue the load unconditionally, or split the loop");
@@ -572,13 +452,9 @@ static void tx_visit(void *st, Stmt *s, const Walk *w)
 		if (bi < 0 || w->role < 0)
 			return;
 		PlanBarrier *b = &p->barriers[bi];
-		int writes = 0;
+		/* the one "starts free" decision, shared with the verifier */
+		int writes = sched_starts_free(&d->m, w->role, bi);
 		if (b->pipe >= 0) {
-			WriteQ q = {p, w->role, b->pipe, false};
-			walk_kernel(p, find_ring_write, &q);
-			SignalQ sq = {b->name, false};
-			walk_kernel(p, find_tma_signal, &sq);
-			writes = q.found && !sq.found;   /* a barrier TMA completes never starts free */
 			if (!w->ploop || !w->ploop->pipe || strcmp(w->ploop->pipe, p->pipes[b->pipe].name) != 0) {
 				Diag *g = low_err(d, "CK-LOW-008", s->span, "wait on ring barrier '%s' outside a loop pipelined on '%s'; the sm_90a lowering derives its stage from such a loop",
 				                  b->name, p->pipes[b->pipe].name);
@@ -607,9 +483,9 @@ static void derive_barrier_use(Der *d)
 	             arena_alloc(&d->c->arena, sizeof(int) * (size_t)n)};
 	for (int i = 0; i < p->nbarriers; i++)
 		t.waiter_writes[i] = -1;
-	walk_kernel(p, tx_visit, &t);
+	walk_kernel(&d->m, tx_visit, &t);
 	for (int i = 0; i < p->nbarriers; i++) {
-		if (p->barriers[i].tx_bytes >= (1LL << 20)) {
+		if (p->barriers[i].tx_bytes > d->ti->mbar_max_tx) {
 			Diag *g = low_err(d, "CK-LOW-007", p->barriers[i].decl->span, "barrier '%s' would expect %lld transaction bytes per phase; an sm_90a mbarrier counts fewer than 2^20",
 			                  p->barriers[i].name, p->barriers[i].tx_bytes);
 			diag_set(&g->barrier, "%s", p->barriers[i].name);
@@ -619,7 +495,7 @@ static void derive_barrier_use(Der *d)
 
 /* ---- pipelined loops ---- */
 
-static void loop_visit(void *st, Stmt *s, const Walk *w)
+static void loop_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	Der *d = st;
 	Plan *p = d->p;
@@ -643,10 +519,18 @@ static void loop_visit(void *st, Stmt *s, const Walk *w)
 	l->phase_var = arena_printf(&d->c->arena, "%s_phase", s->pipe);
 }
 
-static void count_loops(void *st, Stmt *s, const Walk *w)
+static void count_loops(void *st, Stmt *s, const SchedStmt *w)
 {
 	if (s->kind == S_FOR && s->pipe)
 		(*(int *)st)++;
+}
+
+static void derive_loops(Der *d)
+{
+	int nl = 0;
+	walk_kernel(&d->m, count_loops, &nl);
+	d->p->loops = arena_alloc(&d->c->arena, sizeof(PlanLoop) * (size_t)(nl ? nl : 1));
+	walk_kernel(&d->m, loop_visit, d);
 }
 
 /* ---- TMA maps ---- */
@@ -673,7 +557,7 @@ static Expr *mk_mul(Der *d, Expr *a, Expr *b)
 	return e;
 }
 
-static void tmap_visit(void *st, Stmt *s, const Walk *w)
+static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	Der *d = st;
 	Plan *p = d->p;
@@ -681,7 +565,7 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	if (s->kind != S_TMA_LOAD)
 		return;
 	const char *pname = lower_base_name(s->src);
-	Decl *param = find_decl(k, D_PARAM, pname);
+	Decl *param = sched_param(&d->m, pname);
 	int bi = plan_buffer_index(p, lower_base_name(s->dst));
 	if (!param || param->space != SP_GLOBAL || !s->src || s->src->kind != E_INDEX || bi < 0) {
 		low_err(d, "CK-LOW-006", s->span, "tma load must copy a slice of a global tensor parameter into a shared buffer");
@@ -689,7 +573,7 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	}
 	PlanBuffer *buf = &p->buffers[bi];
 	int r = param->rank;
-	if (r < 1 || r > 5 || r > MAX_RANK || s->src->nslices != r) {
+	if (r < 1 || r > d->ti->tma_max_rank || r > MAX_RANK || s->src->nslices != r) {
 		low_err(d, "CK-LOW-006", s->src->span, "tma load from '%s' needs one slice per dimension (rank %d, at most %d)", pname, r, MAX_RANK);
 		return;
 	}
@@ -711,10 +595,10 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 				return;
 			}
 		}
-		if (len > 256) {
-			Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent %lld of '%s' exceeds 256, the sm_90a TMA limit", len, pname);
+		if (len > d->ti->tma_box_max) {
+			Diag *g = low_err(d, "CK-LOW-006", sl->span, "tma box extent %lld of '%s' exceeds %d, the sm_90a TMA limit", len, pname, d->ti->tma_box_max);
 			diag_set(&g->resource, "%s", pname);
-			diag_set(&g->hint, "split the load into boxes of at most 256 along this dimension");
+			diag_set(&g->hint, "split the load into boxes of at most %d along this dimension", d->ti->tma_box_max);
 			return;
 		}
 		box[i] = (int)len;
@@ -722,8 +606,9 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	}
 	int esz = dtype_size(param->dt);
 	int inner_bytes = box[0] * esz;
-	if (inner_bytes % 16 != 0) {
-		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of 16", pname, inner_bytes);
+	if (inner_bytes % d->ti->tma_inner_align != 0) {
+		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of %d", pname, inner_bytes,
+		                  d->ti->tma_inner_align);
 		diag_set(&g->resource, "%s", pname);
 		return;
 	}
@@ -775,10 +660,18 @@ static void tmap_visit(void *st, Stmt *s, const Walk *w)
 	t->uses[t->nuses++] = s;
 }
 
-static void count_tma(void *st, Stmt *s, const Walk *w)
+static void count_tma(void *st, Stmt *s, const SchedStmt *w)
 {
 	if (s->kind == S_TMA_LOAD)
 		(*(int *)st)++;
+}
+
+static void derive_tmaps(Der *d)
+{
+	int nt = 0;
+	walk_kernel(&d->m, count_tma, &nt);
+	d->p->tmaps = arena_alloc(&d->c->arena, sizeof(PlanTmap) * (size_t)(nt ? nt : 1));
+	walk_kernel(&d->m, tmap_visit, d);
 }
 
 /* ---- layout inference for rank-1 fragments ----
@@ -941,10 +834,10 @@ static void derive_frags(Der *d)
 {
 	Kernel *k = d->k;
 	Plan *p = d->p;
+	const Sched *m = &d->m;
 	Vec v = {0};
-	for (int i = 0; i < k->ndecls; i++)
-		if (k->decls[i]->kind == D_FRAG)
-			vec_push(&v, k->decls[i]);
+	for (int i = 0; i < m->nfrags; i++)
+		vec_push(&v, m->frags[i].d);
 	int *lay = arena_alloc(&d->c->arena, sizeof(int) * (size_t)(v.len + 1));
 	for (int i = 0; i < v.len; i++) {
 		Decl *fd = v.data[i];
@@ -972,7 +865,7 @@ static void derive_frags(Der *d)
 		f->decl = fd;
 		f->dt = fd->dt;
 		f->split = fd->split;
-		f->role = plan_role_index(p, fd->owner);
+		f->role = m->frags[i].role;
 		if (f->role < 0) {
 			low_err(d, "CK-LOW-009", fd->owner_span, "fragment '%s' is owned by unknown role '%s'", fd->name, fd->owner ? fd->owner : "?");
 			continue;
@@ -983,9 +876,10 @@ static void derive_frags(Der *d)
 		}
 		long long rows = 1, cols = 1;
 		if (fd->rank == 2) {
-			if (!const_extent(d, fd->shape[0], "fragment", fd->name, &rows) || !const_extent(d, fd->shape[1], "fragment", fd->name, &cols))
+			if (!const_extent(d, m->frags[i].dims[0], fd->shape[0], "fragment", fd->name, &rows) ||
+			    !const_extent(d, m->frags[i].dims[1], fd->shape[1], "fragment", fd->name, &cols))
 				continue;
-		} else if (!const_extent(d, fd->shape[0], "fragment", fd->name, &rows)) {
+		} else if (!const_extent(d, m->frags[i].dims[0], fd->shape[0], "fragment", fd->name, &rows)) {
 			continue;   /* rank 1: one value per row (e.g. a row reduction's result) */
 		}
 		f->rows = rows;
@@ -1007,7 +901,7 @@ static void derive_frags(Der *d)
 			}
 			f->wg_cols = cols / nwg;
 		}
-		f->mtiles = f->wg_rows % 64 == 0 ? (int)(f->wg_rows / 64) : 0;
+		f->mtiles = f->wg_rows % d->ti->wgmma_m == 0 ? (int)(f->wg_rows / d->ti->wgmma_m) : 0;
 		if (fd->rank == 2) {
 			f->layout = FRAG_ACC;
 			f->regs_per_thread = f->mtiles && f->wg_cols % 8 == 0 ? (int)(f->mtiles * f->wg_cols / 2) : 0;
@@ -1087,8 +981,8 @@ static void derive_launch(Der *d)
 	if (cluster) {
 		for (int i = 0; i < cluster->nexprs && i < 3; i++) {
 			long long v;
-			if (!eval_expr(cluster->exprs[i], k, NULL, &v) || v < 1 || v > 8) {
-				low_err(d, "CK-LOW-010", cluster->span, "cluster extents must be constants in 1..8");
+			if (!eval_expr(cluster->exprs[i], k, NULL, &v) || v < 1 || v > d->ti->max_cluster) {
+				low_err(d, "CK-LOW-010", cluster->span, "cluster extents must be constants in 1..%d", d->ti->max_cluster);
 				return;
 			}
 			p->cluster[i] = (int)v;
@@ -1131,7 +1025,7 @@ static void ptr_reads(PtrQ *q, const Expr *x, bool top)
 		ptr_reads(q, x->args[i], false);
 }
 
-static void ptr_visit(void *st, Stmt *s, const Walk *w)
+static void ptr_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	PtrQ *q = st;
 	const char *names[2] = {NULL, NULL};
@@ -1169,7 +1063,7 @@ static void derive_args(Der *d)
 	for (int i = 0; i < p->ntmaps; i++)
 		p->args[p->nargs++] = (PlanArg){ARG_TMAP, p->tmaps[i].var, i, p->tmaps[i].dt};
 	PtrQ q = {p, k, arena_alloc(&d->c->arena, sizeof(bool) * (size_t)(k->ndecls + 1))};
-	walk_kernel(p, ptr_visit, &q);
+	walk_kernel(&d->m, ptr_visit, &q);
 	int pidx = 0;
 	for (int i = 0; i < k->ndecls; i++) {
 		Decl *dd = k->decls[i];
@@ -1196,10 +1090,11 @@ static void derive_args(Der *d)
 
 Plan *derive_plan(Ctx *c, Kernel *k)
 {
-	Der d = {c, k, NULL, true, NULL};
+	Der d = {.c = c, .k = k, .ok = true};
 	if (!k)
 		return NULL;
-	if (k->target != TGT_SM90A) {
+	d.ti = target_info(k->target);
+	if (!d.ti->lowered) {
 		Diag *g = diag_add(c->diags, "CK-LOW-001", SEV_ERROR, k->target_span,
 		                   "lowering for %s is not implemented yet; kernel '%s' cannot be built", target_name(k->target), k->name);
 		diag_set(&g->hint, "target sm_90a, or check the kernel with `cake check` only");
@@ -1212,31 +1107,22 @@ Plan *derive_plan(Ctx *c, Kernel *k)
 	p->target = k->target;
 	p->dims = k->dims;
 	p->ndims = k->ndims;
+	sched_build(&d.m, c, k);   /* the schedule model every step below reads */
 	derive_roles(&d);
 	if (!d.ok)
 		return NULL;
-	d.role_async_only = arena_alloc(&c->arena, sizeof(bool) * (size_t)p->nroles);
-	for (int i = 0; i < p->nroles; i++)
-		d.role_async_only[i] = true;
-	walk_kernel(p, mark_async, &d);
-	for (int i = 0; i < p->nroles; i++)
-		p->roles[i].single_thread = d.role_async_only[i];
+	derive_issue(&d);
 	derive_pipes(&d);
 	derive_barriers_decl(&d);
 	derive_smem(&d);
 	derive_barrier_use(&d);
-	int nl = 0;
-	walk_kernel(p, count_loops, &nl);
-	p->loops = arena_alloc(&c->arena, sizeof(PlanLoop) * (size_t)(nl ? nl : 1));
-	walk_kernel(p, loop_visit, &d);
-	int nt = 0;
-	walk_kernel(p, count_tma, &nt);
-	p->tmaps = arena_alloc(&c->arena, sizeof(PlanTmap) * (size_t)(nt ? nt : 1));
-	walk_kernel(p, tmap_visit, &d);
+	derive_loops(&d);
+	derive_tmaps(&d);
 	derive_frags(&d);
 	derive_launch(&d);
 	derive_args(&d);
 	derive_param_uses(c, p);
+	sched_free(&d.m);
 	return d.ok ? p : NULL;
 }
 

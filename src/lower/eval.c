@@ -5,9 +5,11 @@
  * grid extents, tensor-map extents and strides and loop bounds are Expr
  * trees over the kernel's dims (M, N, K) and consts. The runner binds the
  * dims at launch and needs the numbers, so eval_expr() folds such a tree with
- * 64-bit checked arithmetic (any overflow, division by zero or name it cannot
- * bind makes it fail rather than return a wrong value). eval_domain() checks
- * the kernel's `domain` constraints the same way before a launch.
+ * the one evaluator of front/eval.c (checked 64-bit arithmetic: any overflow,
+ * division by zero or name it cannot bind makes it fail rather than return a
+ * wrong value); what is local here is only how names get values (dims from
+ * dimvals, consts from their declarations). eval_domain() checks the
+ * kernel's `domain` constraints the same way before a launch.
  *
  * lower_expr_c() is the other direction: the C text the emitter writes for a
  * scalar expression inside the generated kernel, where dims are kernel
@@ -15,6 +17,7 @@
  * inlined as their folded value.
  */
 #include "lower.h"
+#include "../front/eval.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,101 +41,38 @@ static int dim_index(const Kernel *k, const char *name)
 	return -1;
 }
 
-static bool eval_rec(const Expr *e, const Kernel *k, const long long *dv, long long *out, int depth)
+/* The lowering's names: a dim (bound only when dimvals are given), then a
+ * const's value, then sema's folded value of the identifier. */
+typedef struct Scope {
+	const Kernel *k;
+	const long long *dv;
+} Scope;
+
+static bool scope_lookup(const void *sc, const Expr *id, int depth, long long *out)
 {
-	long long a, b;
-	if (!e || depth > 64)
-		return false;
-	switch (e->kind) {
-	case E_INT:
-		*out = e->ival;
+	const Scope *s = sc;
+	int di = dim_index(s->k, id->name);
+	if (di >= 0) {
+		if (!s->dv)
+			return false;
+		*out = s->dv[di];
 		return true;
-	case E_IDENT: {
-		int di = dim_index(k, e->name);
-		if (di >= 0) {
-			if (!dv)
-				return false;
-			*out = dv[di];
-			return true;
-		}
-		const Decl *d = find_decl(k, D_CONST, e->name);
-		if (d)
-			return eval_rec(d->value, k, dv, out, depth + 1);
-		if (e->is_const) {
-			*out = e->cval;
-			return true;
-		}
-		return false;
 	}
-	case E_UNARY:
-		if (!eval_rec(e->lhs, k, dv, &a, depth + 1))
-			return false;
-		if (e->op == '-') {
-			if (a == (-9223372036854775807LL - 1))
-				return false;
-			*out = -a;
-		} else if (e->op == '!') {
-			*out = !a;
-		} else {
-			return false;
-		}
+	const Decl *d = find_decl(s->k, D_CONST, id->name);
+	if (d)
+		return eval_int_at(d->value, scope_lookup, s, depth + 1, out);
+	if (id->is_const) {
+		*out = id->cval;
 		return true;
-	case E_BINARY:
-		if (e->op == '@')
-			return false;
-		if (!eval_rec(e->lhs, k, dv, &a, depth + 1) || !eval_rec(e->rhs, k, dv, &b, depth + 1))
-			return false;
-		switch (e->op) {
-		case '+': return !__builtin_add_overflow(a, b, out);
-		case '-': return !__builtin_sub_overflow(a, b, out);
-		case '*': return !__builtin_mul_overflow(a, b, out);
-		case '/':
-			if (b == 0 || (b == -1 && a == (-9223372036854775807LL - 1)))
-				return false;
-			*out = a / b;
-			return true;
-		case '%':
-			if (b == 0 || b == -1)
-				return b == -1 ? (*out = 0, true) : false;
-			*out = a % b;
-			return true;
-		case OP_SHL:
-			if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0)
-				return false;
-			*out = a << b;
-			return true;
-		case OP_SHR:
-			if (b < 0 || b > 63)
-				return false;
-			*out = a >> b;
-			return true;
-		case '<': *out = a < b; return true;
-		case '>': *out = a > b; return true;
-		case OP_LE: *out = a <= b; return true;
-		case OP_GE: *out = a >= b; return true;
-		case OP_EQ: *out = a == b; return true;
-		case OP_NE: *out = a != b; return true;
-		case OP_AND: *out = a && b; return true;
-		case OP_OR: *out = a || b; return true;
-		default: return false;
-		}
-	case E_CALL:
-		if (e->nargs == 2 && e->name && (strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0)) {
-			if (!eval_rec(e->args[0], k, dv, &a, depth + 1) || !eval_rec(e->args[1], k, dv, &b, depth + 1))
-				return false;
-			*out = (e->name[1] == 'i') ? (a < b ? a : b) : (a > b ? a : b);
-			return true;
-		}
-		return false;
-	default:
-		return false;
 	}
+	return false;
 }
 
 bool eval_expr(const Expr *e, const Kernel *k, const long long *dimvals, long long *out)
 {
+	Scope sc = {k, dimvals};
 	long long v;
-	if (!eval_rec(e, k, dimvals, &v, 0))
+	if (!eval_int(e, scope_lookup, &sc, &v))
 		return false;
 	*out = v;
 	return true;

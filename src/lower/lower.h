@@ -3,12 +3,14 @@
  *
  * Cake IR states the schedule (roles, buffers, barriers, pipelines, tiles);
  * the compiler derives the mechanics. derive_plan() computes them once from a
- * kernel that passed sema (and, normally, the verifier) and records them in a
- * Plan: warp/warpgroup identity and setmaxnreg per role, the shared-memory
- * layout with every alignment, the barrier table with arrival counts and
- * expect_tx bytes, the stage/phase rule of each pipelined loop, the TMA tensor
- * maps the host must encode, the launch configuration and the ordered kernel
- * argument list. The Plan is the ABI between the compiler and the GPU runner
+ * kernel that passed sema (and, normally, the verifier), reading the same
+ * schedule model the verifier checked (src/sched/sched.h: roles, buffers and
+ * their shared-memory layout, barriers, fragments, statement index), and
+ * records them in a Plan: warp/warpgroup identity and setmaxnreg per role,
+ * the shared-memory layout with every alignment, the barrier table with
+ * arrival counts and expect_tx bytes, the stage/phase rule of each pipelined
+ * loop, the TMA tensor maps the host must encode, the launch configuration
+ * and the ordered kernel argument list. The Plan is the ABI between the compiler and the GPU runner
  * (src/gpu/): the runner encodes tensor maps, sizes the grid and marshals the
  * arguments in exactly the order of Plan.args, evaluating every symbolic
  * extent with eval_expr() over the bound dims.
@@ -303,10 +305,10 @@ void plan_print(StrBuf *out, const Plan *p);
  * partial text that must not be compiled). */
 bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang);
 
-/* Evaluate a scalar integer expression over bound dims: integer literals,
- * dims (dimvals indexed like Kernel.dims), consts, + - * / % << >>, comparisons,
- * && || !, min/max. False when it uses anything else (grid vars, loop vars),
- * divides by zero, or overflows. */
+/* Evaluate a scalar integer expression over bound dims (dimvals indexed like
+ * Kernel.dims; NULL: dims unbound) and consts, with front/eval.h's operators and
+ * overflow rule. False when it uses anything else (grid vars, loop vars), divides
+ * by zero, or overflows. */
 bool eval_expr(const Expr *e, const Kernel *k, const long long *dimvals, long long *out);
 
 /* True when every `domain` constraint holds for dimvals. Otherwise false and,

@@ -454,15 +454,16 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		K = AF->wg_cols;
 	}
 	int nwg = r->nwg;
-	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= 8 && f->wg_cols <= 256 && f->wg_cols % 8 == 0;
+	const TargetInfo *ti = target_info(p->target);   /* wgmma m64nNk16 shape limits */
+	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0;
 	if (f->split == SPLIT_N)
 		ok_shape = ok_shape && tb && M == f->wg_rows && N == f->cols;
 	else
 		ok_shape = ok_shape && M == f->rows && N == f->wg_cols && (f->split == SPLIT_M || nwg == 1);
-	if (!ok_shape || KB != K || K % 16) {
+	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
 		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
-		diag_set(&d->hint, "each warpgroup needs a multiple of 64 rows and 8..256 columns (multiple of 8); K a multiple of 16");
+		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d); K a multiple of %d", ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
 		return;
 	}
 	int n = (int)f->wg_cols;
@@ -1217,8 +1218,10 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 }
 
 /* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
- * point indices, the last two dims covering exactly the fragment's tile. */
-static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast)
+ * point indices, the last two dims covering exactly the fragment's tile. With
+ * `atomic` (atomic_add of a whole tile into an f32 G, as split-K does) each
+ * column pair is added with one red.global.add.v2.f32 instead of stored. */
+static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast, bool atomic)
 {
 	const PlanFrag *f = find_layout(e, src, FRAG_ACC);
 	int r = g->rank;
@@ -1278,7 +1281,9 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "\t}");
 	line(e, "\tconst int mt_ = 2 * p_ / %lld, j_ = 2 * p_ %% %lld / 4, h_ = 2 * p_ %% 4 / 2;", half, half);
 	line(e, "\t%s *o_ = out_ + (u64)(mt_ * 64 + 8 * h_) * (u64)%s + 8 * j_;", ctype_of(out), ld);
-	if (out == DT_F32)
+	if (atomic)
+		line(e, "\tred_add_v2_f32(o_, v_[0], v_[1]);");
+	else if (out == DT_F32)
 		line(e, "\t*(float2 *)o_ = make_float2(v_[0], v_[1]);");
 	else
 		line(e, "\t*(u32 *)o_ = %s(v_[0], v_[1]);", out == DT_BF16 ? "pack_bf16x2" : "pack_f16x2");
@@ -1331,7 +1336,7 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	if (g && s->dst && s->dst->kind == E_INDEX && g->rank >= 2 && s->dst->nslices == g->rank && (fi < 0 || g->rank > 2)) {
-		emit_store_tile(e, s, src, g, cast);
+		emit_store_tile(e, s, src, g, cast, false);
 		return;
 	}
 	if (fi < 0 || !g || !s->dst || s->dst->kind != E_INDEX || g->rank != 2 || s->dst->nslices != 2) {
@@ -1447,6 +1452,11 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	}
 	if (ix && ix->layout == FRAG_VEC) {
 		sm90_vec_atomic(e, s, ix);
+		return;
+	}
+	if (!ix && g && g->dt == DT_F32 && g->rank >= 2 && dst->nslices == g->rank && find_layout(e, s->src, FRAG_ACC)) {
+		e->need_red = true;   /* a whole accumulator tile added into f32 (split-K) */
+		emit_store_tile(e, s, s->src, g, DT_NONE, true);
 		return;
 	}
 	const char *lead = ix && g && g->rank == dst->nslices ? lead_offset(e, dst, g, nl) : NULL;

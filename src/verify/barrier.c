@@ -26,7 +26,7 @@
 #include "verify_int.h"
 
 /* arrive statements on b in one execution of body (loops not descended; if = max branch) */
-static int count_arrives(const VCtx *v, Stmt **body, int n, int b, bool tma, int depth)
+static int count_arrives(const Sched *v, Stmt **body, int n, int b, bool tma, int depth)
 {
 	int c = 0;
 	if (depth > 200)
@@ -35,9 +35,9 @@ static int count_arrives(const VCtx *v, Stmt **body, int n, int b, bool tma, int
 		Stmt *s = body[i];
 		if (!s)
 			continue;
-		if (!tma && s->kind == S_ARRIVE && v_bar(v, s->name) == b)
+		if (!tma && s->kind == S_ARRIVE && sched_bar(v, s->name) == b)
 			c++;
-		else if (tma && s->kind == S_TMA_LOAD && v_bar(v, s->name) == b)
+		else if (tma && s->kind == S_TMA_LOAD && sched_bar(v, s->name) == b)
 			c = 1;
 		else if (s->kind == S_IF) {
 			int t = count_arrives(v, s->body, s->nbody, b, tma, depth + 1);
@@ -50,7 +50,7 @@ static int count_arrives(const VCtx *v, Stmt **body, int n, int b, bool tma, int
 }
 
 /* max over the role's blocks (program body and every loop body) */
-static int role_arrives(const VCtx *v, int r, int b, bool tma, Stmt **where)
+static int role_arrives(const Sched *v, int r, int b, bool tma, Stmt **where)
 {
 	int best = 0;
 	Stmt *prog = v->roles[r].prog;
@@ -60,7 +60,7 @@ static int role_arrives(const VCtx *v, int r, int b, bool tma, Stmt **where)
 	if (c > best)
 		best = c;
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		if (e->role != r)
 			continue;
 		if (e->s->kind == S_FOR) {
@@ -69,15 +69,15 @@ static int role_arrives(const VCtx *v, int r, int b, bool tma, Stmt **where)
 				best = c;
 		}
 		if (where && !*where && (tma ? e->s->kind == S_TMA_LOAD : e->s->kind == S_ARRIVE) &&
-		    v_bar(v, e->s->name) == b)
+		    sched_bar(v, e->s->name) == b)
 			*where = e->s;
 	}
 	return best;
 }
 
-static void check_arrivals(VCtx *v, int b)
+static void check_arrivals(Sched *v, int b)
 {
-	VBar *B = &v->bars[b];
+	SchedBar *B = &v->bars[b];
 	int derived = 0;
 	StrBuf why = {0};
 	Stmt *first = NULL;
@@ -116,35 +116,35 @@ static void check_arrivals(VCtx *v, int b)
 	sb_free(&why);
 }
 
-static void check_tx(VCtx *v, int b)
+static void check_tx(Sched *v, int b)
 {
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
-		if (e->s->kind != S_TMA_LOAD || v_bar(v, e->s->name) != b || e->if_idx < 0)
+		SchedStmt *e = &v->st[i];
+		if (e->s->kind != S_TMA_LOAD || sched_bar(v, e->s->name) != b || e->if_idx < 0)
 			continue;
 		/* conditional inside its own loop body (or at role top with no loop) */
-		if (e->loop_idx >= 0 && !v_inside(v, e->loop_idx, e->if_idx))
+		if (e->loop_idx >= 0 && !sched_inside(v, e->loop_idx, e->if_idx))
 			continue;
 		/* waits on b also conditional? then assume the same condition guards both */
 		bool wait_cond = false, wait_any = false;
 		for (int j = 0; j < v->nst; j++)
-			if (v->st[j].s->kind == S_WAIT && v_bar(v, v->st[j].s->name) == b) {
+			if (v->st[j].s->kind == S_WAIT && sched_bar(v, v->st[j].s->name) == b) {
 				wait_any = true;
 				if (v->st[j].if_idx >= 0 &&
-				    (v->st[j].loop_idx < 0 || v_inside(v, v->st[j].loop_idx, v->st[j].if_idx)))
+				    (v->st[j].loop_idx < 0 || sched_inside(v, v->st[j].loop_idx, v->st[j].if_idx)))
 					wait_cond = true;
 			}
 		if (!wait_any || wait_cond)
 			continue;
-		long long total = 0, mine = v_tma_bytes(v, e->s);
+		long long total = 0, mine = sched_tma_bytes(v, e->s);
 		for (int j = 0; j < v->nst; j++)
-			if (v->st[j].s->kind == S_TMA_LOAD && v_bar(v, v->st[j].s->name) == b &&
+			if (v->st[j].s->kind == S_TMA_LOAD && sched_bar(v, v->st[j].s->name) == b &&
 			    v->st[j].role == e->role && v->st[j].loop == e->loop) {
-				long long x = v_tma_bytes(v, v->st[j].s);
+				long long x = sched_tma_bytes(v, v->st[j].s);
 				if (x > 0)
 					total += x;
 			}
-		Diag *d = v_report(v, "CK-BAR-002", e->s->span, e->role, v_refname(e->s->dst), b, -1,
+		Diag *d = v_report(v, "CK-BAR-002", e->s->span, e->role, sched_refname(e->s->dst), b, -1,
 		                   "barrier '%s' expects %lld tx bytes per phase, but this TMA (%lld B) is "
 		                   "conditional, so some phases never receive them", v->bars[b].name, total,
 		                   mine);
@@ -155,16 +155,16 @@ static void check_tx(VCtx *v, int b)
 	}
 }
 
-static void check_uses(VCtx *v, int b)
+static void check_uses(Sched *v, int b)
 {
-	VBar *B = &v->bars[b];
+	SchedBar *B = &v->bars[b];
 	bool waits[64] = {0}, arrs[64] = {0}, tmas[64] = {0};
 	int nr = v->nroles < 64 ? v->nroles : 64;
 	Stmt *firstwait[64] = {0};
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		Stmt *s = e->s;
-		bool w = v_bar_waited(v, s) == b, a = v_bar_arrived(v, s) == b;
+		bool w = sched_bar_waited(v, s) == b, a = sched_bar_arrived(v, s) == b;
 		if (!w && !a)
 			continue;
 		if (e->role >= 0 && e->role < nr) {
@@ -208,32 +208,32 @@ static void check_uses(VCtx *v, int b)
 
 /* env with grid vars 0 and every enclosing loop variable at its lower bound */
 
-static void check_trips(VCtx *v)
+static void check_trips(Sched *v)
 {
 	for (int p = 0; p < v->npipes; p++) {
 		int loops[64], nl = 0;
 		for (int i = 0; i < v->nst && nl < 64; i++) {
 			Stmt *s = v->st[i].s;
-			if (s->kind == S_FOR && s->pipe && v_pipe(v, s->pipe) == p && v->st[i].role >= 0)
+			if (s->kind == S_FOR && s->pipe && sched_pipe(v, s->pipe) == p && v->st[i].role >= 0)
 				loops[nl++] = i;
 		}
 		for (int x = 1; x < nl; x++) {
-			VStmt *a = &v->st[loops[0]], *b = &v->st[loops[x]];
+			SchedStmt *a = &v->st[loops[0]], *b = &v->st[loops[x]];
 			if (a->role == b->role)
 				continue;
-			const char *ta = v_exprstr(v, a->s->hi), *tb = v_exprstr(v, b->s->hi);
-			const char *la = v_exprstr(v, a->s->lo), *lb = v_exprstr(v, b->s->lo);
-			const char *sa = a->s->step ? v_exprstr(v, a->s->step) : "1";
-			const char *sb = b->s->step ? v_exprstr(v, b->s->step) : "1";
+			const char *ta = sched_exprstr(v, a->s->hi), *tb = sched_exprstr(v, b->s->hi);
+			const char *la = sched_exprstr(v, a->s->lo), *lb = sched_exprstr(v, b->s->lo);
+			const char *sa = a->s->step ? sched_exprstr(v, a->s->step) : "1";
+			const char *sb = b->s->step ? sched_exprstr(v, b->s->step) : "1";
 			if (!strcmp(ta, tb) && !strcmp(la, lb) && !strcmp(sa, sb))
 				continue;
-			int ns = v_nsamples(v);
+			int ns = sched_nsamples(v);
 			for (int q = 0; q < ns; q++) {
-				VEnv ea, eb;
-				v_loop_env(v, &ea, q, loops[0]);
-				v_loop_env(v, &eb, q, loops[x]);
+				SchedEnv ea, eb;
+				sched_loop_env(v, &ea, q, loops[0]);
+				sched_loop_env(v, &eb, q, loops[x]);
 				long long na, nb;
-				if (!v_trip(v, &ea, a->s, &na) || !v_trip(v, &eb, b->s, &nb) || na == nb)
+				if (!sched_trip(v, &ea, a->s, &na) || !sched_trip(v, &eb, b->s, &nb) || na == nb)
 					continue;
 				StrBuf at = {0};
 				for (int dd = 0; dd < v->ndims; dd++)
@@ -257,7 +257,7 @@ static void check_trips(VCtx *v)
 	}
 }
 
-void verify_barrier(VCtx *v)
+void verify_barrier(Sched *v)
 {
 	for (int b = 0; b < v->nbars; b++) {
 		check_arrivals(v, b);

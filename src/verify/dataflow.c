@@ -22,24 +22,24 @@
  */
 #include "verify_int.h"
 
-static int tma_filling(const VCtx *v, int m)
+static int tma_filling(const Sched *v, int m)
 {
 	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].s->kind == S_TMA_LOAD && v_smem(v, v_refname(v->st[i].s->dst)) == m)
+		if (v->st[i].s->kind == S_TMA_LOAD && sched_smem(v, sched_refname(v->st[i].s->dst)) == m)
 			return i;
 	return -1;
 }
 
-static void check_swizzle(VCtx *v, VStmt *e)
+static void check_swizzle(Sched *v, SchedStmt *e)
 {
 	const Expr *ops[2];
-	if (!v_matmul_ops(e->s, &ops[0], &ops[1]))
+	if (!sched_matmul_ops(e->s, &ops[0], &ops[1]))
 		return;
 	for (int k = 0; k < 2; k++) {
-		int m = v_smem(v, v_refname(ops[k]));
+		int m = sched_smem(v, sched_refname(ops[k]));
 		if (m < 0)
 			continue;
-		VSmem *M = &v->smems[m];
+		SchedSmem *M = &v->smems[m];
 		if (!M->cshape || M->rank != 2)
 			continue;
 		long long row = M->dims[1] * dtype_size(M->d->dt);
@@ -71,8 +71,8 @@ static void check_swizzle(VCtx *v, VStmt *e)
 enum { SPL_ANY = -2, SPL_UNK = -3 };
 
 typedef struct SplitCx {
-	VCtx *v;
-	VStmt *e;
+	Sched *v;
+	SchedStmt *e;
 	bool reported;
 } SplitCx;
 
@@ -86,8 +86,8 @@ static void split_report(SplitCx *cx, const Expr *at, const char *what, const ch
 	if (cx->reported)
 		return;
 	cx->reported = true;
-	VCtx *v = cx->v;
-	int f = v_frag(v, frag);
+	Sched *v = cx->v;
+	int f = sched_frag(v, frag);
 	Diag *d = v_report(v, "CK-DATA-002", at->span, cx->e->role, frag, -1, -1, "%s", what);
 	diag_set(&d->condition, "every operand holds the same rows/columns in each warpgroup of role '%s'",
 	         cx->e->role >= 0 ? v->roles[cx->e->role].name : "?");
@@ -129,7 +129,7 @@ static bool is_name(const char *n, const char *const *list)
 
 static int split_of(SplitCx *cx, const Expr *x, const char **name, int depth)
 {
-	VCtx *v = cx->v;
+	Sched *v = cx->v;
 	*name = NULL;
 	if (!x || depth > 100)
 		return SPL_UNK;
@@ -146,7 +146,7 @@ static int split_of(SplitCx *cx, const Expr *x, const char **name, int depth)
 	case E_INDEX:
 		return SPL_ANY;
 	case E_IDENT: {
-		int f = v_frag(v, x->name);
+		int f = sched_frag(v, x->name);
 		if (f < 0)
 			return SPL_ANY;
 		*name = x->name;
@@ -203,7 +203,7 @@ static int split_of(SplitCx *cx, const Expr *x, const char **name, int depth)
 	}
 }
 
-static void check_split(VCtx *v, VStmt *e)
+static void check_split(Sched *v, SchedStmt *e)
 {
 	Stmt *s = e->s;
 	if (e->role < 0 || v->roles[e->role].wgs < 2)
@@ -216,8 +216,8 @@ static void check_split(VCtx *v, VStmt *e)
 	if (s->kind != S_ASSIGN || cx.reported || (vs != SPLIT_M && vs != SPLIT_N))
 		return;
 	for (int i = 0; i < s->nlhs; i++) {
-		const char *tn = v_refname(s->lhs[i]);
-		int f = v_frag(v, tn);
+		const char *tn = sched_refname(s->lhs[i]);
+		int f = sched_frag(v, tn);
 		if (f < 0 || (int)v->frags[f].d->split == vs)
 			continue;
 		char msg[300];
@@ -231,10 +231,10 @@ static void check_split(VCtx *v, VStmt *e)
 
 /* ---- tile stride (003) and coverage (004) ---- */
 
-static bool only_names(const VCtx *v, const Expr *x, const char *var)
+static bool only_names(const Sched *v, const Expr *x, const char *var)
 {
 	const char *ids[32];
-	int n = v_idents(x, ids, 32);
+	int n = sched_idents(x, ids, 32);
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ids[i], var) == 0)
 			continue;
@@ -248,45 +248,45 @@ static bool only_names(const VCtx *v, const Expr *x, const char *var)
 	return true;
 }
 
-static bool mentions_gridvar(const VCtx *v, const Expr *x)
+static bool mentions_gridvar(const Sched *v, const Expr *x)
 {
 	for (int g = 0; g < v->ngridvars; g++)
-		if (x && v_mentions(x, v->gridvars[g]))
+		if (x && sched_mentions(x, v->gridvars[g]))
 			return true;
 	return false;
 }
 
-static void check_tiles(VCtx *v, int idx)
+static void check_tiles(Sched *v, int idx)
 {
-	VStmt *e = &v->st[idx];
+	SchedStmt *e = &v->st[idx];
 	Stmt *s = e->s;
 	const Expr *ref = NULL;
 	if (s->kind == S_TMA_LOAD || s->kind == S_CP_ASYNC || s->kind == S_LOAD)
 		ref = s->src;
 	if (!ref || ref->kind != E_INDEX || e->loop_idx < 0)
 		return;
-	Decl *p = v_param(v, v_refname(ref));
+	Decl *p = sched_param(v, sched_refname(ref));
 	if (!p || p->space != SP_GLOBAL)
 		return;
-	VStmt *L = &v->st[e->loop_idx];
+	SchedStmt *L = &v->st[e->loop_idx];
 	Stmt *f = L->s;
 	if (!f->name)
 		return;
-	VEnv env;
-	v_loop_env(v, &env, 0, idx);
+	SchedEnv env;
+	sched_loop_env(v, &env, 0, idx);
 	long long lo, step = 1;
-	if (!v_eval(v, &env, f->lo, &lo) || (f->step && !v_eval(v, &env, f->step, &step)) || step <= 0)
+	if (!sched_eval(v, &env, f->lo, &lo) || (f->step && !sched_eval(v, &env, f->step, &step)) || step <= 0)
 		return;
 	for (int i = 0; i < ref->nslices; i++) {
 		const Slice *sl = &ref->slices[i];
-		if (sl->kind != SL_RANGE || !v_mentions(sl->start, f->name))
+		if (sl->kind != SL_RANGE || !sched_mentions(sl->start, f->name))
 			continue;
 		long long s0, s1, len;
-		venv_set(&env, f->name, lo);
-		if (!v_eval(v, &env, sl->start, &s0) || !v_eval(v, &env, sl->len, &len))
+		sched_env_set(&env, f->name, lo);
+		if (!sched_eval(v, &env, sl->start, &s0) || !sched_eval(v, &env, sl->len, &len))
 			continue;
-		venv_set(&env, f->name, lo + step);
-		if (!v_eval(v, &env, sl->start, &s1))
+		sched_env_set(&env, f->name, lo + step);
+		if (!sched_eval(v, &env, sl->start, &s1))
 			continue;
 		long long delta = s1 - s0;
 		if (delta != 0 && delta != len) {
@@ -305,16 +305,16 @@ static void check_tiles(VCtx *v, int idx)
 		if (delta != len || i >= p->rank || s0 != 0 || !only_names(v, sl->start, f->name) ||
 		    mentions_gridvar(v, f->lo) || mentions_gridvar(v, f->hi) || L->loop_idx >= 0)
 			continue;
-		int ns = v_nsamples(v);
+		int ns = sched_nsamples(v);
 		for (int q = 0; q < ns; q++) {
-			VEnv e2;
-			v_loop_env(v, &e2, q, e->loop_idx);
+			SchedEnv e2;
+			sched_loop_env(v, &e2, q, e->loop_idx);
 			long long trip, ext;
-			if (!v_trip(v, &e2, f, &trip) || !v_eval(v, &e2, p->shape[i], &ext))
+			if (!sched_trip(v, &e2, f, &trip) || !sched_eval(v, &e2, p->shape[i], &ext))
 				continue;
 			if (trip * len == ext)
 				continue;
-			const char *en = v_exprstr(v, p->shape[i]);
+			const char *en = sched_exprstr(v, p->shape[i]);
 			Diag *d = v_report(v, "CK-DATA-004", f->span, e->role, p->name, -1, e->ppipe,
 			                   "the loop over %s reads %lld x %lld = %lld of the %lld elements of "
 			                   "dim %d of '%s' (%s)", f->name, trip, len, trip * len, ext, i,
@@ -327,10 +327,10 @@ static void check_tiles(VCtx *v, int idx)
 	}
 }
 
-void verify_dataflow(VCtx *v)
+void verify_dataflow(Sched *v)
 {
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		switch (e->s->kind) {
 		case S_WGMMA:
 			if (v->tgt == TGT_SM90A)

@@ -34,7 +34,7 @@
  * A persistent grid runs each role program twice (two tiles, block
  * coordinates 0 then 1), the ring counters carrying over.
  *
- * Trip counts. The checker runs at the domain samples of model.c: the
+ * Trip counts. The checker runs at the domain samples of sched/model.c: the
  * smallest point, the next one, and the first one at which every pipelined
  * loop runs at least stages + 2 iterations (so every stage wraps around).
  * Loops with constant bounds run as written. When a bound or condition
@@ -70,9 +70,9 @@ typedef struct Trace {
 } Trace;
 
 typedef struct Gen {
-	VCtx *v;
+	Sched *v;
 	int role;
-	VEnv env;
+	SchedEnv env;
 	Trace *tr;
 	int *total;
 	long *steps;
@@ -130,7 +130,7 @@ static void push(Gen *g, Ev e)
 
 static int stage_of(Gen *g, int b, int *round)
 {
-	VCtx *v = g->v;
+	Sched *v = g->v;
 	int p = v->bars[b].pipe;
 	if (p < 0) {
 		*round = -1;
@@ -146,7 +146,7 @@ static void gen_body(Gen *g, Stmt **body, int n, int depth);
 
 static void gen_stmt(Gen *g, Stmt *s, int depth)
 {
-	VCtx *v = g->v;
+	Sched *v = g->v;
 	if (g->fail)
 		return;
 	if (++*g->steps > MAX_STEPS) {
@@ -158,20 +158,20 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 		              "are not checked at this domain point";
 		return;
 	}
-	int idx = v_stmt_index(v, s);
+	int idx = sched_stmt_index(v, s);
 	switch (s->kind) {
 	case S_FOR: {
 		long long trip;
-		if (!v_trip(v, &g->env, s, &trip)) {
+		if (!sched_trip(v, &g->env, s, &trip)) {
 			gen_fail(g, s->span, "the trip count of the loop over %s (%s) cannot be evaluated",
-			         s->name, v_exprstr(v, s->hi));
+			         s->name, sched_exprstr(v, s->hi));
 			return;
 		}
 		long long lo = 0, step = 1;
-		v_eval(v, &g->env, s->lo, &lo);
+		sched_eval(v, &g->env, s->lo, &lo);
 		if (s->step)
-			v_eval(v, &g->env, s->step, &step);
-		int p = s->pipe ? v_pipe(v, s->pipe) : -1;
+			sched_eval(v, &g->env, s->step, &step);
+		int p = s->pipe ? sched_pipe(v, s->pipe) : -1;
 		long long saved_inst = g->inst;
 		int saved_env = g->env.n;
 		if (g->nlev < MAX_LEV + 8) {
@@ -181,7 +181,7 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 		for (long long it = 0; it < trip && !g->fail; it++) {
 			g->env.n = saved_env;
 			if (s->name)
-				venv_set(&g->env, s->name, lo + it * step);
+				sched_env_set(&g->env, s->name, lo + it * step);
 			if (g->nlev - 1 < MAX_LEV + 8)
 				g->ival[g->nlev - 1] = lo + it * step;
 			g->inst = ++g->inst_next;
@@ -196,8 +196,8 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 	}
 	case S_IF: {
 		long long c;
-		if (!v_eval(v, &g->env, s->cond, &c)) {
-			gen_fail(g, s->span, "the condition `%s` cannot be evaluated%s", v_exprstr(v, s->cond),
+		if (!sched_eval(v, &g->env, s->cond, &c)) {
+			gen_fail(g, s->span, "the condition `%s` cannot be evaluated%s", sched_exprstr(v, s->cond),
 			         "");
 			return;
 		}
@@ -209,12 +209,12 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 	}
 	case S_LET: {
 		long long x;
-		if (s->name && v_eval(v, &g->env, s->src, &x))
-			venv_set(&g->env, s->name, x);
+		if (s->name && sched_eval(v, &g->env, s->src, &x))
+			sched_env_set(&g->env, s->name, x);
 		return;
 	}
 	case S_WAIT: {
-		int b = v_bar(v, s->name);
+		int b = sched_bar(v, s->name);
 		if (b < 0)
 			return;
 		int round;
@@ -231,7 +231,7 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 		return;
 	}
 	case S_ARRIVE: {
-		int b = v_bar(v, s->name);
+		int b = sched_bar(v, s->name);
 		if (b < 0)
 			return;
 		int round;
@@ -241,7 +241,7 @@ static void gen_stmt(Gen *g, Stmt *s, int depth)
 		return;
 	}
 	case S_TMA_LOAD: {
-		int b = v_bar(v, s->name);
+		int b = sched_bar(v, s->name);
 		if (b < 0 || g->sig_inst[b] == g->inst)
 			return;
 		g->sig_inst[b] = g->inst;
@@ -264,44 +264,17 @@ static void gen_body(Gen *g, Stmt **body, int n, int depth)
 			gen_stmt(g, body[i], depth);
 }
 
-/* ---- free-start classification ---- */
-
-/* The lowering's convention (docs/LOWERING.md, "Starts free"): a ring
- * barrier that no TMA signals, waited by a role that writes buffers of the
- * same ring (TMA destination, cp.async destination or store), is a "slot is
- * free" barrier whose first wait on each stage passes; every other wait (a
- * barrier TMA completes, a ring the role only reads, any non-ring barrier)
- * needs a completed phase. */
-bool v_starts_free(const VCtx *v, int r, int b)
-{
-	int p = v->bars[b].pipe;
-	if (p < 0)
-		return false;
-	bool writes = false;
-	for (int i = 0; i < v->nst; i++) {
-		const Stmt *s = v->st[i].s;
-		if (s->kind == S_TMA_LOAD && s->name && strcmp(s->name, v->bars[b].name) == 0)
-			return false;
-		if (v->st[i].role != r)
-			continue;
-		int m = v_smem_written(v, s);
-		if (m >= 0 && v->smems[m].pipe == p)
-			writes = true;
-	}
-	return writes;
-}
-
 /* ---- simulation ---- */
 
 typedef struct Sim {
-	VCtx *v;
+	Sched *v;
 	Trace *tr;              /* per role */
 	int *pc;
 	int maxst;
 	long long *comp, *arr;  /* [bar * maxst + stage] */
 } Sim;
 
-static const char *iter_str(VCtx *v, const Ev *e)
+static const char *iter_str(Sched *v, const Ev *e)
 {
 	if (e->nlev == 0)
 		return NULL;
@@ -313,7 +286,7 @@ static const char *iter_str(VCtx *v, const Ev *e)
 	return r;
 }
 
-static void bar_label(StrBuf *b, VCtx *v, int bar, int stage)
+static void bar_label(StrBuf *b, Sched *v, int bar, int stage)
 {
 	if (v->bars[bar].pipe >= 0)
 		sb_printf(b, "%s[%d]", v->bars[bar].name, stage);
@@ -324,7 +297,7 @@ static void bar_label(StrBuf *b, VCtx *v, int bar, int stage)
 /* roles that have arrive events on b (in this scenario's traces) */
 static int producers_of(Sim *S, int bar, int *out, int max)
 {
-	VCtx *v = S->v;
+	Sched *v = S->v;
 	int n = 0;
 	for (int r = 0; r < v->nroles; r++) {
 		Trace *t = &S->tr[r];
@@ -349,19 +322,19 @@ static bool future_arrive(Sim *S, int r, int bar, int stage)
 }
 
 /* env of a domain point: dim d at its idx[d]-th sampled value, grid vars 0 */
-static void point_env(const VCtx *v, VEnv *env, const int *idx)
+static void point_env(const Sched *v, SchedEnv *env, const int *idx)
 {
 	env->n = 0;
 	for (int d = 0; d < v->ndims; d++) {
 		int n = v->ndimvals[d];
 		if (n > 0)
-			venv_set(env, v->dims[d], v->dimvals[d][idx[d] < n ? idx[d] : n - 1]);
+			sched_env_set(env, v->dims[d], v->dimvals[d][idx[d] < n ? idx[d] : n - 1]);
 	}
 	for (int g = 0; g < v->ngridvars; g++)
-		venv_set(env, v->gridvars[g], 0);
+		sched_env_set(env, v->gridvars[g], 0);
 }
 
-static const char *scenario_str(VCtx *v, const int *idx)
+static const char *scenario_str(Sched *v, const int *idx)
 {
 	if (v->ndims == 0)
 		return "at the constant trip counts";
@@ -381,7 +354,7 @@ static const char *scenario_str(VCtx *v, const int *idx)
 
 static void report_deadlock(Sim *S, const int *idx)
 {
-	VCtx *v = S->v;
+	Sched *v = S->v;
 	int start = -1;
 	for (int r = 0; r < v->nroles; r++)
 		if (S->pc[r] < S->tr[r].n) {
@@ -434,7 +407,7 @@ static void report_deadlock(Sim *S, const int *idx)
 			Ev *e = &S->tr[chain[c + i]].ev[S->pc[chain[c + i]]];
 			bool tma = false;
 			for (int j = 0; j < v->nst && !tma; j++)
-				if (v->st[j].s->kind == S_TMA_LOAD && v_bar(v, v->st[j].s->name) == e->bar)
+				if (v->st[j].s->kind == S_TMA_LOAD && sched_bar(v, v->st[j].s->name) == e->bar)
 					tma = true;
 			if (tma) {
 				rot = i;
@@ -546,7 +519,7 @@ static void report_deadlock(Sim *S, const int *idx)
 }
 
 /* Run one scenario; returns true when a finding was reported. */
-static bool run_sample(VCtx *v, const int *idx, bool *noted)
+static bool run_sample(Sched *v, const int *idx, bool *noted)
 {
 	int nr = v->nroles;
 	Sim S = {.v = v};
@@ -572,14 +545,14 @@ static bool run_sample(VCtx *v, const int *idx, bool *noted)
 		g.free_start = xcalloc((size_t)v->nbars + 1, sizeof(bool));
 		for (int b = 0; b < v->nbars; b++) {
 			g.sig_inst[b] = -1;
-			g.free_start[b] = v_starts_free(v, r, b);
+			g.free_start[b] = sched_starts_free(v, r, b);
 		}
 		point_env(v, &g.env, idx);
 		/* a persistent CTA runs the role program once per tile; two tiles show the
 		 * phases carried from one tile into the next */
 		for (int tile = 0; tile < (v->persistent ? 2 : 1) && !g.fail; tile++) {
 			for (int gv = 0; gv < v->ngridvars; gv++)
-				venv_set(&g.env, v->gridvars[gv], tile);
+				sched_env_set(&g.env, v->gridvars[gv], tile);
 			gen_body(&g, prog->body, prog->nbody, 0);
 		}
 		if (g.fail) {
@@ -676,17 +649,17 @@ static bool run_sample(VCtx *v, const int *idx, bool *noted)
 
 /* at point idx, does every pipelined loop (with computable bounds) run at
  * least stages + 2 iterations, and is there at least one such loop? */
-static bool deep_enough(const VCtx *v, const int *idx)
+static bool deep_enough(const Sched *v, const int *idx)
 {
 	bool any = false;
 	for (int i = 0; i < v->nst; i++) {
 		Stmt *s = v->st[i].s;
 		if (s->kind != S_FOR || !s->pipe)
 			continue;
-		int p = v_pipe(v, s->pipe);
+		int p = sched_pipe(v, s->pipe);
 		if (p < 0)
 			continue;
-		VEnv env;
+		SchedEnv env;
 		point_env(v, &env, idx);
 		int chain[64], n = 0;
 		for (int l = v->st[i].loop_idx; l >= 0 && n < 64; l = v->st[l].loop_idx)
@@ -694,11 +667,11 @@ static bool deep_enough(const VCtx *v, const int *idx)
 		for (int q = n - 1; q >= 0; q--) {
 			Stmt *f = v->st[chain[q]].s;
 			long long lo;
-			if (f->name && v_eval(v, &env, f->lo, &lo))
-				venv_set(&env, f->name, lo);
+			if (f->name && sched_eval(v, &env, f->lo, &lo))
+				sched_env_set(&env, f->name, lo);
 		}
 		long long t;
-		if (!v_trip(v, &env, s, &t))
+		if (!sched_trip(v, &env, s, &t))
 			continue;
 		any = true;
 		if (t < v->pipes[p].stages + 2)
@@ -707,7 +680,7 @@ static bool deep_enough(const VCtx *v, const int *idx)
 	return any;
 }
 
-void verify_deadlock(VCtx *v)
+void verify_deadlock(Sched *v)
 {
 	if (v->nroles == 0 || v->nbars == 0)
 		return;
@@ -719,7 +692,7 @@ void verify_deadlock(VCtx *v)
 		diag_set(&d->hint, "check the domain constraints");
 		return;
 	}
-	int total = v_nsamples(v);
+	int total = sched_nsamples(v);
 	int nd = v->ndims;
 	int *pts = xcalloc((size_t)(3 * (nd + 1)), sizeof(int));
 	int np = 0;

@@ -41,7 +41,7 @@ typedef struct RaceInfo {
 	bool *reported;            /* [nst * 8]: (stmt, rule) already reported */
 } RaceInfo;
 
-static bool once(VCtx *v, RaceInfo *ri, int idx, int rule)
+static bool once(Sched *v, RaceInfo *ri, int idx, int rule)
 {
 	if (idx < 0)
 		return true;
@@ -52,21 +52,21 @@ static bool once(VCtx *v, RaceInfo *ri, int idx, int rule)
 	return true;
 }
 
-static bool role_writes(const VCtx *v, int r, int m)
+static bool role_writes(const Sched *v, int r, int m)
 {
 	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].role == r && v_smem_written(v, v->st[i].s) == m)
+		if (v->st[i].role == r && sched_smem_written(v, v->st[i].s) == m)
 			return true;
 	return false;
 }
 
-static bool role_reads(const VCtx *v, int r, int m)
+static bool role_reads(const Sched *v, int r, int m)
 {
 	int rd[8];
 	for (int i = 0; i < v->nst; i++) {
 		if (v->st[i].role != r)
 			continue;
-		int n = v_smem_read(v, v->st[i].s, rd, 8);
+		int n = sched_smem_read(v, v->st[i].s, rd, 8);
 		for (int q = 0; q < n; q++)
 			if (rd[q] == m)
 				return true;
@@ -74,44 +74,44 @@ static bool role_reads(const VCtx *v, int r, int m)
 	return false;
 }
 
-static bool role_arrives_on(const VCtx *v, int r, int b)
+static bool role_arrives_on(const Sched *v, int r, int b)
 {
 	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].role == r && v_bar_arrived(v, v->st[i].s) == b)
+		if (v->st[i].role == r && sched_bar_arrived(v, v->st[i].s) == b)
 			return true;
 	return false;
 }
 
-static bool role_waits_on(const VCtx *v, int r, int b)
+static bool role_waits_on(const Sched *v, int r, int b)
 {
 	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].role == r && v_bar_waited(v, v->st[i].s) == b)
+		if (v->st[i].role == r && sched_bar_waited(v, v->st[i].s) == b)
 			return true;
 	return false;
 }
 
-static void derive(VCtx *v, RaceInfo *ri)
+static void derive(Sched *v, RaceInfo *ri)
 {
 	int ns = v->nsmems < MAXS ? v->nsmems : MAXS;
 	int nb = v->nbars < MAXB ? v->nbars : MAXB;
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		Stmt *s = e->s;
-		int m = v_smem_written(v, s);
+		int m = sched_smem_written(v, s);
 		if (m >= 0 && m < ns) {
 			if (s->kind == S_TMA_LOAD) {
-				int b = v_bar(v, s->name);
+				int b = sched_bar(v, s->name);
 				if (b >= 0 && b < nb)
 					ri->full[m][b] = true;
 			} else {
 				/* arrive after the store in the same loop body of the same role */
 				for (int j = i + 1; j < v->nst; j++) {
-					VStmt *f = &v->st[j];
+					SchedStmt *f = &v->st[j];
 					if (f->role != e->role)
 						break;
-					if (e->loop_idx >= 0 && !v_inside(v, e->loop_idx, j))
+					if (e->loop_idx >= 0 && !sched_inside(v, e->loop_idx, j))
 						break;
-					int b = v_bar_arrived(v, f->s);
+					int b = sched_bar_arrived(v, f->s);
 					if (f->s->kind == S_ARRIVE && b >= 0 && b < nb)
 						ri->full[m][b] = true;
 				}
@@ -119,7 +119,7 @@ static void derive(VCtx *v, RaceInfo *ri)
 		}
 		if (s->kind == S_TMA_STORE || s->kind == S_WGMMA) {
 			int rd[8];
-			int n = v_smem_read(v, s, rd, 8);
+			int n = sched_smem_read(v, s, rd, 8);
 			for (int q = 0; q < n; q++)
 				if (rd[q] < ns)
 					ri->async_read[rd[q]] = true;
@@ -129,17 +129,17 @@ static void derive(VCtx *v, RaceInfo *ri)
 	 * (or later in its program when the wait is outside loops), writes m;
 	 * some other role that reads m arrives on b */
 	for (int j = 0; j < v->nst; j++) {
-		VStmt *wj = &v->st[j];
-		int b = v_bar_waited(v, wj->s);
+		SchedStmt *wj = &v->st[j];
+		int b = sched_bar_waited(v, wj->s);
 		if (b < 0 || b >= nb || wj->role < 0)
 			continue;
 		for (int i = j + 1; i < v->nst; i++) {
-			VStmt *wi = &v->st[i];
+			SchedStmt *wi = &v->st[i];
 			if (wi->role != wj->role)
 				break;
-			if (wj->loop_idx >= 0 && !v_inside(v, wj->loop_idx, i))
+			if (wj->loop_idx >= 0 && !sched_inside(v, wj->loop_idx, i))
 				break;
-			int m = v_smem_written(v, wi->s);
+			int m = sched_smem_written(v, wi->s);
 			if (m < 0 || m >= ns || ri->release[m][b])
 				continue;
 			for (int r = 0; r < v->nroles; r++)
@@ -150,12 +150,12 @@ static void derive(VCtx *v, RaceInfo *ri)
 }
 
 /* Is there, in role r, a wait on a barrier in set[] at a statement index in (lo, hi)? */
-static bool waited_between(const VCtx *v, int r, int lo, int hi, const bool *set)
+static bool waited_between(const Sched *v, int r, int lo, int hi, const bool *set)
 {
 	for (int j = lo + 1; j < hi; j++) {
 		if (v->st[j].role != r)
 			continue;
-		int b = v_bar_waited(v, v->st[j].s);
+		int b = sched_bar_waited(v, v->st[j].s);
 		if (b >= 0 && b < MAXB && set[b])
 			return true;
 	}
@@ -163,42 +163,42 @@ static bool waited_between(const VCtx *v, int r, int lo, int hi, const bool *set
 }
 
 /* the first wait in role r at an index in (lo, hi) on a barrier in set[], or -1 */
-static int first_full_wait(const VCtx *v, int r, int lo, int hi, const bool *set)
+static int first_full_wait(const Sched *v, int r, int lo, int hi, const bool *set)
 {
 	for (int j = lo + 1; j < hi; j++) {
 		if (v->st[j].role != r)
 			continue;
-		int b = v_bar_waited(v, v->st[j].s);
+		int b = sched_bar_waited(v, v->st[j].s);
 		if (b >= 0 && b < MAXB && set[b] && v->bars[b].pipe >= 0)
 			return b;
 	}
 	return -1;
 }
 
-static int first_writer_stmt(const VCtx *v, int m, int not_role)
+static int first_writer_stmt(const Sched *v, int m, int not_role)
 {
 	for (int i = 0; i < v->nst; i++)
-		if (v->st[i].role != not_role && v_smem_written(v, v->st[i].s) == m)
+		if (v->st[i].role != not_role && sched_smem_written(v, v->st[i].s) == m)
 			return i;
 	return -1;
 }
 
-static void check_raw_war(VCtx *v, RaceInfo *ri)
+static void check_raw_war(Sched *v, RaceInfo *ri)
 {
 	int ns = v->nsmems < MAXS ? v->nsmems : MAXS;
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		Stmt *s = e->s;
 		if (e->role < 0)
 			continue;
 		/* reads */
 		int rd[8];
-		int n = v_smem_read(v, s, rd, 8);
+		int n = sched_smem_read(v, s, rd, 8);
 		for (int q = 0; q < n; q++) {
 			int m = rd[q];
 			if (m >= ns)
 				continue;
-			VSmem *M = &v->smems[m];
+			SchedSmem *M = &v->smems[m];
 			bool anyfull = false, other_writer = false;
 			for (int b = 0; b < MAXB; b++)
 				anyfull |= ri->full[m][b];
@@ -208,7 +208,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 			bool self_tma = false;
 			for (int j = 0; j < v->nst; j++)
 				if (v->st[j].role == e->role && v->st[j].s->kind == S_TMA_LOAD &&
-				    v_smem(v, v_refname(v->st[j].s->dst)) == m)
+				    sched_smem(v, sched_refname(v->st[j].s->dst)) == m)
 					self_tma = true;
 			if (!other_writer && !self_tma)
 				continue;
@@ -221,7 +221,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 							bn = v->bars[b].name;
 							break;
 						}
-					Diag *d = v_report(v, "CK-RACE-001", s->span, e->role, M->name, v_bar(v, bn),
+					Diag *d = v_report(v, "CK-RACE-001", s->span, e->role, M->name, sched_bar(v, bn),
 					                   M->pipe, "role '%s' reads the current stage of '%s' before "
 					                   "waiting on '%s' in this iteration", v->roles[e->role].name,
 					                   M->name, bn);
@@ -231,7 +231,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 					int w = first_writer_stmt(v, m, -1);
 					if (w >= 0)
 						diag_related(d, v->st[w].s->span, "the stage is filled here");
-				} else if (fw >= 0 && v_starts_free(v, e->role, fw) && once(v, ri, i, 1)) {
+				} else if (fw >= 0 && sched_starts_free(v, e->role, fw) && once(v, ri, i, 1)) {
 					/* The wait exists, but under the lowering's "starts free" convention
 					 * (docs/LOWERING.md) it passes on the first pass over each stage:
 					 * the read is not ordered after the write on that pass. */
@@ -258,7 +258,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 			for (int j = 0; j < i && !ok; j++) {
 				if (v->st[j].role != e->role)
 					continue;
-				int b = v_bar_waited(v, v->st[j].s);
+				int b = sched_bar_waited(v, v->st[j].s);
 				if (b < 0)
 					continue;
 				/* only the barriers that complete after the write order it: the TMA's
@@ -281,10 +281,10 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 			}
 		}
 		/* writes: WAR */
-		int m = v_smem_written(v, s);
+		int m = sched_smem_written(v, s);
 		if (m < 0 || m >= ns || !e->loop)
 			continue;
-		VSmem *M = &v->smems[m];
+		SchedSmem *M = &v->smems[m];
 		int scope = (M->pipe >= 0 && e->ploop && e->ppipe == M->pipe) ? e->ploop_idx : e->loop_idx;
 		int reader = -1;
 		for (int r = 0; r < v->nroles; r++)
@@ -312,7 +312,7 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 				bn = v->bars[b].name;
 				break;
 			}
-		Diag *d = v_report(v, "CK-RACE-002", s->span, e->role, M->name, bn ? v_bar(v, bn) : -1,
+		Diag *d = v_report(v, "CK-RACE-002", s->span, e->role, M->name, bn ? sched_bar(v, bn) : -1,
 		                   M->pipe, "role '%s' overwrites %s'%s' without waiting for role '%s' to "
 		                   "release it in this iteration", v->roles[e->role].name,
 		                   M->pipe >= 0 ? "the current stage of " : "", M->name, v->roles[reader].name);
@@ -328,17 +328,17 @@ static void check_raw_war(VCtx *v, RaceInfo *ri)
 }
 
 /* [lo, hi) per dimension of the region statement idx writes; false if not constant */
-static bool region_of(const VCtx *v, int idx, long long *lo, long long *hi, int *rank)
+static bool region_of(const Sched *v, int idx, long long *lo, long long *hi, int *rank)
 {
 	const Stmt *s = v->st[idx].s;
 	if ((s->kind != S_STORE && s->kind != S_ATOMIC && s->kind != S_CP_ASYNC) || !s->dst ||
 	    s->dst->kind != E_INDEX)
 		return false;
-	int m = v_smem(v, v_refname(s->dst));
+	int m = sched_smem(v, sched_refname(s->dst));
 	if (m < 0 || s->dst->nslices > MAX_RANK)
 		return false;
-	VEnv env;
-	v_loop_env(v, &env, 0, idx);
+	SchedEnv env;
+	sched_loop_env(v, &env, 0, idx);
 	for (int i = 0; i < s->dst->nslices; i++) {
 		const Slice *sl = &s->dst->slices[i];
 		long long a, n = 1;
@@ -347,8 +347,8 @@ static bool region_of(const VCtx *v, int idx, long long *lo, long long *hi, int 
 				return false;
 			a = 0;
 			n = v->smems[m].dims[i];
-		} else if (!v_eval(v, &env, sl->start, &a) ||
-		           (sl->kind == SL_RANGE && !v_eval(v, &env, sl->len, &n))) {
+		} else if (!sched_eval(v, &env, sl->start, &a) ||
+		           (sl->kind == SL_RANGE && !sched_eval(v, &env, sl->len, &n))) {
 			return false;
 		}
 		lo[i] = a;
@@ -359,7 +359,7 @@ static bool region_of(const VCtx *v, int idx, long long *lo, long long *hi, int 
 }
 
 /* do statements i and j write provably disjoint regions of one buffer? */
-static bool disjoint_regions(const VCtx *v, int i, int j)
+static bool disjoint_regions(const Sched *v, int i, int j)
 {
 	long long lo1[MAX_RANK], hi1[MAX_RANK], lo2[MAX_RANK], hi2[MAX_RANK];
 	int r1, r2;
@@ -371,13 +371,13 @@ static bool disjoint_regions(const VCtx *v, int i, int j)
 	return false;
 }
 
-static void check_two_writers(VCtx *v)
+static void check_two_writers(Sched *v)
 {
 	for (int m = 0; m < v->nsmems; m++) {
 		int w1 = -1, s1 = -1;
 		for (int i = 0; i < v->nst; i++) {
-			VStmt *e = &v->st[i];
-			if (e->role < 0 || v_smem_written(v, e->s) != m)
+			SchedStmt *e = &v->st[i];
+			if (e->role < 0 || sched_smem_written(v, e->s) != m)
 				continue;
 			if (w1 < 0) {
 				w1 = e->role;
@@ -432,9 +432,9 @@ typedef struct SeqState {
 	int role;
 } SeqState;
 
-static void seq_body(VCtx *v, RaceInfo *ri, SeqState *st, Stmt **body, int n, int depth);
+static void seq_body(Sched *v, RaceInfo *ri, SeqState *st, Stmt **body, int n, int depth);
 
-static void frag_touch(VCtx *v, RaceInfo *ri, SeqState *st, int idx, int f, bool write)
+static void frag_touch(Sched *v, RaceInfo *ri, SeqState *st, int idx, int f, bool write)
 {
 	for (int q = 0; q < st->nfly; q++) {
 		if (st->fly[q].acc != f)
@@ -454,11 +454,11 @@ static void frag_touch(VCtx *v, RaceInfo *ri, SeqState *st, int idx, int f, bool
 	}
 }
 
-static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
+static void seq_stmt(Sched *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 {
 	if (st->budget-- <= 0)
 		return;
-	int idx = v_stmt_index(v, s);
+	int idx = sched_stmt_index(v, s);
 	if (idx < 0)
 		return;
 	int ns = v->nsmems < MAXS ? v->nsmems : MAXS;
@@ -480,11 +480,11 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 		seq_body(v, ri, st, s->els, s->nels, depth + 1);
 		return;
 	case S_WGMMA: {
-		int f = v_frag(v, v_refname(s->dst));
+		int f = sched_frag(v, sched_refname(s->dst));
 		if (!s->accumulate && f >= 0)
 			frag_touch(v, ri, st, idx, f, true);
 		int rd[8];
-		int n = v_smem_read(v, s, rd, 8);
+		int n = sched_smem_read(v, s, rd, 8);
 		for (int q = 0; q < n; q++)
 			if (rd[q] < ns && st->pending[rd[q]] >= 0 && once(v, ri, st->pending[rd[q]], 5)) {
 				Diag *d = v_report(v, "CK-RACE-005", v->st[st->pending[rd[q]]].s->span, st->role,
@@ -517,7 +517,7 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 		return;
 	}
 	case S_ARRIVE: {
-		int b = v_bar(v, s->name);
+		int b = sched_bar(v, s->name);
 		if (b < 0 || b >= MAXB)
 			break;
 		for (int q = 0; q < st->nfly; q++) {
@@ -526,7 +526,7 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 				int m = fl->bufs[k];
 				if (m < 0 || m >= ns || !ri->release[m][b])
 					continue;
-				VSmem *M = &v->smems[m];
+				SchedSmem *M = &v->smems[m];
 				int stages = M->pipe >= 0 ? v->pipes[M->pipe].stages : 1;
 				if (fl->gen != st->gen && stages > 1)
 					continue;
@@ -569,7 +569,7 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 				st->pending[m] = -1;
 		return;
 	case S_TMA_STORE: {
-		int m = v_smem(v, v_refname(s->src));
+		int m = sched_smem(v, sched_refname(s->src));
 		if (m >= 0 && m < ns && st->pending[m] >= 0 && once(v, ri, st->pending[m], 5)) {
 			Diag *d = v_report(v, "CK-RACE-005", v->st[st->pending[m]].s->span, st->role,
 			                   v->smems[m].name, -1, -1, "'%s' is written with a plain store and then "
@@ -586,7 +586,7 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 	}
 	/* generic smem writes */
 	if (s->kind == S_STORE || s->kind == S_CP_ASYNC || s->kind == S_ATOMIC) {
-		int m = v_smem_written(v, s);
+		int m = sched_smem_written(v, s);
 		if (m >= 0 && m < ns && v->tgt == TGT_SM90A)
 			st->pending[m] = idx;
 	}
@@ -594,26 +594,26 @@ static void seq_stmt(VCtx *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 	const char *ids[64];
 	int n = 0;
 	if (s->kind == S_ASSIGN || s->kind == S_STORE || s->kind == S_ATOMIC || s->kind == S_LET)
-		n = v_idents(s->src, ids, 64);
+		n = sched_idents(s->src, ids, 64);
 	for (int q = 0; q < n; q++) {
-		int f = v_frag(v, ids[q]);
+		int f = sched_frag(v, ids[q]);
 		if (f >= 0)
 			frag_touch(v, ri, st, idx, f, false);
 	}
 	if (s->kind == S_ASSIGN)
 		for (int q = 0; q < s->nlhs; q++) {
-			int f = v_frag(v, v_refname(s->lhs[q]));
+			int f = sched_frag(v, sched_refname(s->lhs[q]));
 			if (f >= 0)
 				frag_touch(v, ri, st, idx, f, true);
 		}
 	if (s->kind == S_LOAD || s->kind == S_MMA) {
-		int f = v_frag(v, v_refname(s->dst));
+		int f = sched_frag(v, sched_refname(s->dst));
 		if (f >= 0)
 			frag_touch(v, ri, st, idx, f, true);
 	}
 }
 
-static void seq_body(VCtx *v, RaceInfo *ri, SeqState *st, Stmt **body, int n, int depth)
+static void seq_body(Sched *v, RaceInfo *ri, SeqState *st, Stmt **body, int n, int depth)
 {
 	if (depth > 64)
 		return;
@@ -622,7 +622,7 @@ static void seq_body(VCtx *v, RaceInfo *ri, SeqState *st, Stmt **body, int n, in
 			seq_stmt(v, ri, st, body[i], depth);
 }
 
-void verify_race(VCtx *v)
+void verify_race(Sched *v)
 {
 	RaceInfo *ri = arena_alloc(v->a, sizeof *ri);
 	ri->reported = arena_alloc(v->a, sizeof(bool) * 8 * (size_t)(v->nst + 1));

@@ -2,132 +2,78 @@
  * resource.c — per-target resource limits (CK-RES-*).
  *
  * The lowering derives the shared-memory layout, the register split and the
- * barrier table; this family derives the same numbers first and checks them
- * against the target's limits, so that a schedule which cannot launch is
+ * barrier table; this family checks the same numbers against the target's
+ * limits (base/target.h) first, so that a schedule which cannot launch is
  * rejected with the numbers that make it fail:
  *
- *   - shared memory: the same plan as the lowering (derive.c): swizzled
- *     buffers aligned to 1024 B (a safe superset of the 512/256 B the 64B and
- *     32B patterns need), TMA endpoints and wgmma operands to 128 B, others
- *     to 16 B; placed largest alignment first, declaration order within,
- *     each stage rounded up to the alignment, ring buffers times stages;
- *     then 8-byte mbarriers times stages; plus slack of the largest
- *     alignment for the dynamic base (only 16-byte aligned by the runtime).
- *     sm_90a / sm_100a allow 227 KB per block, sm_80 163 KB.
+ *   - shared memory: the layout of the schedule model (sched.h, "Shared-
+ *     memory layout"), the one the lowering uses: swizzled buffers aligned to
+ *     1024 B, TMA destinations and wgmma operands to 128 B, others to 16 B;
+ *     largest alignment first, ring buffers times stages, then the 8-byte
+ *     mbarriers, plus slack of the largest alignment for the dynamic base.
+ *     The total must fit the target table's smem_per_block (227 KB on
+ *     sm_90a / sm_100a, 163 KB on sm_80).
  *   - registers: regs x threads summed over roles <= the registers the CTA is
  *     launched with, threads x min(256, the multiple of 8 at or below 65536 /
  *     threads) (ptxas gives a kernel that uses setmaxnreg the most its launch
  *     bounds allow, and setmaxnreg only moves registers between warpgroups:
  *     an increase the pool cannot cover blocks forever); setmaxnreg takes
- *     multiples of 8 in 24..256 and acts per warpgroup.
+ *     multiples of 8 in 24..256 and acts per warpgroup. The numbers are the
+ *     target table's setmaxnreg_max, reg_alloc_unit, regs_per_sm and
+ *     setmaxnreg_min.
  *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
  *     mbarrier counts within their hardware fields; tx bytes per phase.
  */
 #include "verify_int.h"
 
-#define SMEM_SM90 (227 * 1024)
-#define SMEM_SM80 (163 * 1024)
-#define REGS_PER_SM 65536
-#define MAX_THREADS 1024
-#define MAX_MBAR_COUNT ((1 << 20) - 1)
-
-static bool smem_is_async(const VCtx *v, int m)
+static void check_smem(Sched *v)
 {
-	for (int i = 0; i < v->nst; i++) {
-		Stmt *s = v->st[i].s;
-		if (s->kind == S_TMA_LOAD && v_smem(v, v_refname(s->dst)) == m)
-			return true;
-		if (s->kind == S_TMA_STORE && v_smem(v, v_refname(s->src)) == m)
-			return true;
-		if (s->kind == S_WGMMA) {
-			int rd[8];
-			int n = v_smem_read(v, s, rd, 8);
-			for (int q = 0; q < n; q++)
-				if (rd[q] == m)
-					return true;
-		}
-	}
-	return false;
-}
-
-/* the alignment derive.c gives a buffer: swizzled 1024, TMA/wgmma 128, else 16 */
-static long long smem_align(const VCtx *v, int m)
-{
-	if (v->smems[m].d->swizzle != SWZ_NONE)
-		return 1024;
-	return smem_is_async(v, m) ? 128 : 16;
-}
-
-static int stages_of(const VCtx *v, int pipe)
-{
-	if (pipe < 0 || pipe >= v->npipes)
-		return 1;
-	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
-}
-
-static void check_smem(VCtx *v)
-{
-	long long off = 0, maxalign = 16;
+	/* the layout is the model's (sched.h), the one the lowering uses */
 	int big[3] = {-1, -1, -1};
 	long long bigsz[3] = {0, 0, 0};
-	/* placement as in derive.c: largest alignment first, declaration order within,
-	 * each stage rounded up to the buffer's alignment */
-	for (long long al = 1024; al >= 16; al /= 2) {
-		for (int m = 0; m < v->nsmems; m++) {
-			VSmem *s = &v->smems[m];
-			if (s->bytes < 0 || smem_align(v, m) != al)
-				continue; /* symbolic shape: sema reports it */
-			if (al > maxalign)
-				maxalign = al;
-			off = (off + al - 1) / al * al;
-			long long stride = (s->bytes + al - 1) / al * al;
-			long long sz = stride * stages_of(v, s->pipe);
-			off += sz;
-			for (int j = 0; j < 3; j++)
-				if (sz > bigsz[j]) {
-					for (int q = 2; q > j; q--) {
-						big[q] = big[q - 1];
-						bigsz[q] = bigsz[q - 1];
-					}
-					big[j] = m;
-					bigsz[j] = sz;
-					break;
+	for (int q = 0; q < v->nsmem_order; q++) {
+		int m = v->smem_order[q];
+		long long sz = v->smems[m].stride * v->smems[m].stages;
+		for (int j = 0; j < 3; j++)
+			if (sz > bigsz[j]) {
+				for (int r = 2; r > j; r--) {
+					big[r] = big[r - 1];
+					bigsz[r] = bigsz[r - 1];
 				}
-		}
+				big[j] = m;
+				bigsz[j] = sz;
+				break;
+			}
 	}
-	off = (off + 7) / 8 * 8;
-	long long barbytes = 0;
-	for (int b = 0; b < v->nbars; b++)
-		barbytes += 8LL * stages_of(v, v->bars[b].pipe);
-	off += barbytes;
-	long long slack = maxalign > 16 ? maxalign : 0;
-	long long total = off + slack;
-	long long limit = v->tgt == TGT_SM80 ? SMEM_SM80 : SMEM_SM90;
+	long long buffers = v->smem_bar_base;
+	long long barbytes = v->smem_used - v->smem_bar_base;
+	long long slack = v->smem_bytes - v->smem_used;
+	long long total = v->smem_bytes;
+	long long limit = target_info(v->tgt)->smem_per_block;
 	if (total <= limit || big[0] < 0)
 		return;
 	StrBuf bb = {0};
 	for (int j = 0; j < 3 && big[j] >= 0; j++) {
-		VSmem *s = &v->smems[big[j]];
-		int st = stages_of(v, s->pipe);
+		SchedSmem *s = &v->smems[big[j]];
 		if (j)
 			sb_puts(&bb, ", ");
-		if (st > 1)
-			sb_printf(&bb, "%s %d x %lld B", s->name, st, s->bytes);
+		if (s->stages > 1)
+			sb_printf(&bb, "%s %d x %lld B", s->name, s->stages, s->bytes);
 		else
 			sb_printf(&bb, "%s %lld B", s->name, s->bytes);
 	}
-	VSmem *s0 = &v->smems[big[0]];
+	SchedSmem *s0 = &v->smems[big[0]];
 	Diag *d = v_report(v, "CK-RES-001", s0->d->span, -1, s0->name, -1, s0->pipe,
 	                   "shared memory needs %lld B but %s allows %lld B per block (biggest: %s)",
 	                   total, target_name(v->tgt), limit, sb_str(&bb));
 	diag_set(&d->condition, "smem_total (%lld = %lld buffers + %lld barriers + %lld align slack) <= %lld",
-	         total, off - barbytes, barbytes, slack, limit);
-	if (s0->pipe >= 0 && stages_of(v, s0->pipe) > 1) {
+	         total, buffers, barbytes, slack, limit);
+	if (s0->pipe >= 0 && s0->stages > 1) {
 		long long per = 0;
 		for (int m = 0; m < v->nsmems; m++)
 			if (v->smems[m].pipe == s0->pipe && v->smems[m].bytes > 0)
 				per += v->smems[m].bytes;
-		int st = stages_of(v, s0->pipe);
+		int st = s0->stages;
 		int need = st;
 		while (need > 1 && total - (long long)(st - need) * per > limit)
 			need--;
@@ -141,12 +87,13 @@ static void check_smem(VCtx *v)
 	sb_free(&bb);
 }
 
-static void check_warps(VCtx *v)
+static void check_warps(Sched *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
 	int maxhi = -1;
 	int maxr = -1;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		if (a->lo < 0 || a->hi < a->lo)
 			continue; /* CK-SEM-006 */
 		if (a->hi > maxhi) {
@@ -154,24 +101,28 @@ static void check_warps(VCtx *v)
 			maxr = r;
 		}
 	}
-	if (maxr >= 0 && (maxhi + 1) * 32 > MAX_THREADS) {
+	int threads = (maxhi + 1) * ti->warp_size;
+	if (maxr >= 0 && threads > ti->max_threads_per_block) {
 		Diag *d = v_report(v, "CK-RES-005", v->roles[maxr].d->span, maxr, NULL, -1, -1,
 		                   "the block needs %d threads (warps 0..%d) but at most %d are allowed",
-		                   (maxhi + 1) * 32, maxhi, MAX_THREADS);
-		diag_set(&d->condition, "threads (%d) <= %d", (maxhi + 1) * 32, MAX_THREADS);
-		diag_set(&d->hint, "use at most 32 warps: fewer consumer warpgroups or smaller roles");
+		                   threads, maxhi, ti->max_threads_per_block);
+		diag_set(&d->condition, "threads (%d) <= %d", threads, ti->max_threads_per_block);
+		diag_set(&d->hint, "use at most %d warps: fewer consumer warpgroups or smaller roles",
+		         ti->max_threads_per_block / ti->warp_size);
 	}
 }
 
-static void check_regs(VCtx *v)
+static void check_regs(Sched *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int unit = ti->reg_alloc_unit, lo = ti->setmaxnreg_min, hi = ti->setmaxnreg_max;
 	bool all = v->nroles > 0, any = false, differ = false;
 	int first = -1;
 	long long sum = 0;
 	int maxr = -1;
 	long long maxc = -1;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		int regs = a->d->regs;
 		if (regs <= 0) {
 			all = false;
@@ -182,12 +133,12 @@ static void check_regs(VCtx *v)
 			first = regs;
 		else if (regs != first)
 			differ = true;
-		if (regs % 8 != 0 || regs < 24 || regs > 256) {
+		if (regs % unit != 0 || regs < lo || regs > hi) {
 			Diag *d = v_report(v, "CK-RES-003", a->d->span, r, NULL, -1, -1,
 			                   "role '%s' asks for %d registers per thread, which setmaxnreg cannot set",
 			                   a->name, regs);
-			diag_set(&d->condition, "regs (%d) %% 8 == 0 && 24 <= regs <= 256", regs);
-			int fix = regs < 24 ? 24 : regs > 256 ? 256 : regs / 8 * 8;
+			diag_set(&d->condition, "regs (%d) %% %d == 0 && %d <= regs <= %d", regs, unit, lo, hi);
+			int fix = regs < lo ? lo : regs > hi ? hi : regs / unit * unit;
 			diag_set(&d->hint, "use regs %d", fix);
 		}
 		long long c = (long long)regs * a->threads;
@@ -200,8 +151,10 @@ static void check_regs(VCtx *v)
 	long long threads = 0;
 	for (int r = 0; r < v->nroles; r++)
 		threads += v->roles[r].threads;
-	long long per = threads > 0 ? REGS_PER_SM / threads / 8 * 8 : 0;
-	per = per > 256 ? 256 : per;
+	/* capped at the setmaxnreg maximum (the lowering's launch budget caps at
+	 * max_regs_per_thread instead; see derive.c) */
+	long long per = threads > 0 ? ti->regs_per_sm / threads / unit * unit : 0;
+	per = per > hi ? hi : per;
 	long long pool = per * threads;   /* what the CTA is launched with; setmaxnreg redistributes it */
 	if (all && sum > pool && maxr >= 0) {
 		StrBuf b = {0};
@@ -215,32 +168,34 @@ static void check_regs(VCtx *v)
 		diag_set(&d->condition, "%s = %lld <= %lld", sb_str(&b), sum, pool);
 		long long others = sum - maxc;
 		long long fit = (pool - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
-		fit = fit / 8 * 8;
+		fit = fit / unit * unit;
 		diag_set(&d->hint, "lower role '%s' to regs %lld or fewer", v->roles[maxr].name, fit);
 		sb_free(&b);
 	}
+	int wg = ti->warpgroup_warps;
 	if (any && differ) {
 		for (int r = 0; r < v->nroles; r++) {
-			VRole *a = &v->roles[r];
-			if (a->warps <= 0 || (a->lo % 4 == 0 && a->warps % 4 == 0))
+			SchedRole *a = &v->roles[r];
+			if (a->warps <= 0 || (a->lo % wg == 0 && a->warps % wg == 0))
 				continue;
 			Diag *d = v_report(v, "CK-RES-004", a->d->span, r, NULL, -1, -1,
 			                   "roles have different register budgets but role '%s' (warps %d..%d) "
 			                   "does not cover whole warpgroups", a->name, a->lo, a->hi);
-			diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
+			diag_set(&d->condition, "warp_lo (%d) %% %d == 0 && warps (%d) %% %d == 0", a->lo, wg, a->warps, wg);
 			diag_set(&d->hint, "make role '%s' span whole warpgroups (e.g. warps %d..%d)", a->name,
-			         a->lo / 4 * 4, a->lo / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+			         a->lo / wg * wg, a->lo / wg * wg + ((a->warps + wg - 1) / wg) * wg - 1);
 		}
 	}
 }
 
-static void check_wgmma_roles(VCtx *v)
+static void check_wgmma_roles(Sched *v)
 {
+	int wg = target_info(v->tgt)->warpgroup_warps;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
-		if (a->warps <= 0 || !v_role_uses(v, r, S_WGMMA))
+		SchedRole *a = &v->roles[r];
+		if (a->warps <= 0 || !sched_role_uses(v, r, S_WGMMA))
 			continue;
-		if (a->lo % 4 == 0 && a->warps % 4 == 0)
+		if (a->lo % wg == 0 && a->warps % wg == 0)
 			continue;
 		Span at = a->d->span;
 		for (int i = 0; i < v->nst; i++)
@@ -251,36 +206,38 @@ static void check_wgmma_roles(VCtx *v)
 		Diag *d = v_report(v, "CK-RES-006", at, r, NULL, -1, -1,
 		                   "role '%s' issues wgmma but warps %d..%d are not whole warpgroups",
 		                   a->name, a->lo, a->hi);
-		diag_set(&d->condition, "warp_lo (%d) %% 4 == 0 && warps (%d) %% 4 == 0", a->lo, a->warps);
-		diag_set(&d->hint, "declare role '%s' over warps %d..%d", a->name, (a->lo + 3) / 4 * 4,
-		         (a->lo + 3) / 4 * 4 + ((a->warps + 3) / 4) * 4 - 1);
+		diag_set(&d->condition, "warp_lo (%d) %% %d == 0 && warps (%d) %% %d == 0", a->lo, wg, a->warps, wg);
+		diag_set(&d->hint, "declare role '%s' over warps %d..%d", a->name, (a->lo + wg - 1) / wg * wg,
+		         (a->lo + wg - 1) / wg * wg + ((a->warps + wg - 1) / wg) * wg - 1);
 		diag_related(d, a->d->span, "role '%s' declared here", a->name);
 	}
 }
 
-static void check_barriers(VCtx *v)
+static void check_barriers(Sched *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int nfree = ti->named_barriers - 1;   /* barrier 0 is __syncthreads */
 	int nsync = 0, last = -1;
 	for (int r = 0; r < v->nroles; r++)
-		if (v_role_uses(v, r, S_SYNC)) {
+		if (sched_role_uses(v, r, S_SYNC)) {
 			nsync++;
 			last = r;
 		}
-	if (nsync > 15) {
+	if (nsync > nfree) {
 		Diag *d = v_report(v, "CK-RES-007", v->roles[last].d->span, last, NULL, -1, -1,
-		                   "%d roles use named barriers but a block has 15 free (16, one reserved)",
-		                   nsync);
-		diag_set(&d->condition, "roles using sync (%d) <= 15", nsync);
+		                   "%d roles use named barriers but a block has %d free (%d, one reserved)",
+		                   nsync, nfree, ti->named_barriers);
+		diag_set(&d->condition, "roles using sync (%d) <= %d", nsync, nfree);
 		diag_set(&d->hint, "merge roles or replace `sync` with mbarriers");
 	}
 	for (int b = 0; b < v->nbars; b++) {
 		Decl *d0 = v->bars[b].d;
-		if (d0->arrivals >= 1 && d0->arrivals <= MAX_MBAR_COUNT)
+		if (d0->arrivals >= 1 && d0->arrivals <= ti->mbar_max_arrivals)
 			continue;
 		Diag *d = v_report(v, "CK-RES-007", d0->span, -1, NULL, b, -1,
 		                   "barrier '%s' declares %d arrivals, outside the mbarrier count range",
 		                   v->bars[b].name, d0->arrivals);
-		diag_set(&d->condition, "1 <= arrivals (%d) <= %d", d0->arrivals, MAX_MBAR_COUNT);
+		diag_set(&d->condition, "1 <= arrivals (%d) <= %d", d0->arrivals, ti->mbar_max_arrivals);
 		diag_set(&d->hint, "declare the arrivals per phase (one per arriving warpgroup or TMA role)");
 	}
 	/* tx bytes per phase: TMA loads signalling b within one loop body of one role */
@@ -288,36 +245,36 @@ static void check_barriers(VCtx *v)
 		for (int r = 0; r < v->nroles; r++) {
 			/* group by innermost loop */
 			for (int i = 0; i < v->nst; i++) {
-				VStmt *e = &v->st[i];
-				if (e->role != r || e->s->kind != S_TMA_LOAD || v_bar(v, e->s->name) != b)
+				SchedStmt *e = &v->st[i];
+				if (e->role != r || e->s->kind != S_TMA_LOAD || sched_bar(v, e->s->name) != b)
 					continue;
 				/* first such statement of this loop body: sum the group */
 				bool first = true;
 				for (int j = 0; j < i; j++)
 					if (v->st[j].role == r && v->st[j].s->kind == S_TMA_LOAD &&
-					    v_bar(v, v->st[j].s->name) == b && v->st[j].loop == e->loop)
+					    sched_bar(v, v->st[j].s->name) == b && v->st[j].loop == e->loop)
 						first = false;
 				if (!first)
 					continue;
 				long long sum = 0;
 				bool known = true;
 				for (int j = i; j < v->nst; j++) {
-					VStmt *f = &v->st[j];
-					if (f->role != r || f->s->kind != S_TMA_LOAD || v_bar(v, f->s->name) != b ||
+					SchedStmt *f = &v->st[j];
+					if (f->role != r || f->s->kind != S_TMA_LOAD || sched_bar(v, f->s->name) != b ||
 					    f->loop != e->loop)
 						continue;
-					long long x = v_tma_bytes(v, f->s);
+					long long x = sched_tma_bytes(v, f->s);
 					if (x < 0)
 						known = false;
 					else
 						sum += x;
 				}
-				if (known && sum > MAX_MBAR_COUNT) {
+				if (known && sum > ti->mbar_max_tx) {
 					Diag *d = v_report(v, "CK-RES-008", e->s->span, r, NULL, b, -1,
 					                   "TMA loads signal %lld bytes on barrier '%s' per phase, over the "
 					                   "mbarrier transaction limit", sum, v->bars[b].name);
-					diag_set(&d->condition, "tx_bytes(%s) (%lld) <= %d", v->bars[b].name, sum,
-					         MAX_MBAR_COUNT);
+					diag_set(&d->condition, "tx_bytes(%s) (%lld) <= %lld", v->bars[b].name, sum,
+					         ti->mbar_max_tx);
 					diag_set(&d->hint, "split the tiles over two barriers or shrink the boxes");
 				}
 			}
@@ -325,17 +282,19 @@ static void check_barriers(VCtx *v)
 	}
 }
 
-static void check_frag_regs(VCtx *v)
+static void check_frag_regs(Sched *v)
 {
+	const TargetInfo *ti = target_info(v->tgt);
+	int wg_threads = ti->warpgroup_warps * ti->warp_size;
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *a = &v->roles[r];
+		SchedRole *a = &v->roles[r];
 		if (a->d->regs <= 0 || a->threads <= 0)
 			continue;
 		long long words = 0;
 		int big = -1;
 		long long bigw = -1;
 		for (int f = 0; f < v->nfrags; f++) {
-			VFrag *fr = &v->frags[f];
+			SchedFrag *fr = &v->frags[f];
 			if (fr->role != r || !fr->cshape)
 				continue;
 			long long el = 1;
@@ -343,7 +302,7 @@ static void check_frag_regs(VCtx *v)
 				el *= fr->dims[q];
 			/* a split fragment is spread over every thread of the role; an unsplit one
 			 * is replicated in each warpgroup, i.e. spread over one warpgroup's threads */
-			int holders = fr->d->split != SPLIT_NONE || a->threads < 128 ? a->threads : 128;
+			int holders = fr->d->split != SPLIT_NONE || a->threads < wg_threads ? a->threads : wg_threads;
 			long long w = (el * dtype_size(fr->d->dt) + 3) / 4;
 			w = (w + holders - 1) / holders;
 			words += w;
@@ -363,7 +322,7 @@ static void check_frag_regs(VCtx *v)
 	}
 }
 
-void verify_resource(VCtx *v)
+void verify_resource(Sched *v)
 {
 	check_smem(v);
 	check_warps(v);

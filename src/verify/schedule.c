@@ -20,7 +20,7 @@
 
 static bool expr_names(const Expr *e, const char *name)
 {
-	return e && v_mentions(e, name);
+	return e && sched_mentions(e, name);
 }
 
 static bool stmt_mentions(const Stmt *s, const char *name)
@@ -36,7 +36,7 @@ static bool stmt_mentions(const Stmt *s, const char *name)
 	return false;
 }
 
-static bool used(const VCtx *v, const char *name)
+static bool used(const Sched *v, const char *name)
 {
 	for (int i = 0; i < v->nst; i++)
 		if (stmt_mentions(v->st[i].s, name))
@@ -44,7 +44,7 @@ static bool used(const VCtx *v, const char *name)
 	return false;
 }
 
-static void unused(VCtx *v, Decl *d, const char *what, const char *hint)
+static void unused(Sched *v, Decl *d, const char *what, const char *hint)
 {
 	Diag *dg = v_report(v, "CK-SCHED-002", d->name_span.file >= 0 ? d->name_span : d->span, -1,
 	                    d->name, -1, -1, "%s '%s' is declared but never used", what, d->name);
@@ -52,7 +52,7 @@ static void unused(VCtx *v, Decl *d, const char *what, const char *hint)
 	diag_set(&dg->hint, "%s", hint);
 }
 
-static void check_unused(VCtx *v)
+static void check_unused(Sched *v)
 {
 	for (int m = 0; m < v->nsmems; m++)
 		if (!used(v, v->smems[m].name))
@@ -75,10 +75,10 @@ static void check_unused(VCtx *v)
 	}
 }
 
-static void check_roles(VCtx *v)
+static void check_roles(Sched *v)
 {
 	for (int r = 0; r < v->nroles; r++) {
-		VRole *R = &v->roles[r];
+		SchedRole *R = &v->roles[r];
 		if (!R->prog) {
 			Diag *d = v_report(v, "CK-SCHED-004", R->d->span, r, NULL, -1, -1,
 			                   "role '%s' has no `in %s { ... }` block; its %d warps idle",
@@ -97,15 +97,15 @@ static void check_roles(VCtx *v)
 
 /* ---- initialisation ---- */
 
-static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp);
+static void init_body(Sched *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp);
 
 /* a fragment read by expression x before the role initialised it */
-static void uninit_reads(VCtx *v, int r, bool *init, Stmt *s, const Expr *x)
+static void uninit_reads(Sched *v, int r, bool *init, Stmt *s, const Expr *x)
 {
 	const char *ids[64];
-	int n = v_idents(x, ids, 64);
+	int n = sched_idents(x, ids, 64);
 	for (int i = 0; i < n; i++) {
-		int f = v_frag(v, ids[i]);
+		int f = sched_frag(v, ids[i]);
 		if (f < 0 || init[f] || v->frags[f].role != r)
 			continue;
 		init[f] = true; /* report once */
@@ -120,7 +120,7 @@ static void uninit_reads(VCtx *v, int r, bool *init, Stmt *s, const Expr *x)
 
 /* Mark in w every fragment a statement of body (nested included) initialises:
  * assigned, loaded, or the target of a wgmma/mma without `+=`. */
-static void written_frags(VCtx *v, Stmt **body, int n, bool *w, int depth)
+static void written_frags(Sched *v, Stmt **body, int n, bool *w, int depth)
 {
 	for (int i = 0; i < n && depth <= 64; i++) {
 		Stmt *s = body[i];
@@ -128,9 +128,9 @@ static void written_frags(VCtx *v, Stmt **body, int n, bool *w, int depth)
 		if (!s)
 			continue;
 		if (s->kind == S_LOAD || ((s->kind == S_WGMMA || s->kind == S_MMA) && !s->accumulate))
-			f = v_frag(v, v_refname(s->dst));
+			f = sched_frag(v, sched_refname(s->dst));
 		for (int k = 0; s->kind == S_ASSIGN && k < s->nlhs; k++)
-			if ((f = v_frag(v, v_refname(s->lhs[k]))) >= 0)
+			if ((f = sched_frag(v, sched_refname(s->lhs[k]))) >= 0)
 				w[f] = true;
 		if (f >= 0)
 			w[f] = true;
@@ -157,7 +157,7 @@ static bool skips_first_iteration(const Stmt *lp, const Expr *cond)
 }
 
 /* lp: the innermost loop around s (for values carried from an earlier iteration). */
-static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth, const Stmt *lp)
+static void init_stmt(Sched *v, int r, bool *init, Stmt *s, int depth, const Stmt *lp)
 {
 	int f;
 	switch (s->kind) {
@@ -184,7 +184,7 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth, const Stmt
 		return;
 	case S_WGMMA:
 	case S_MMA:
-		f = v_frag(v, v_refname(s->dst));
+		f = sched_frag(v, sched_refname(s->dst));
 		if (f < 0)
 			return;
 		if (!s->accumulate) {
@@ -204,13 +204,13 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth, const Stmt
 	case S_ASSIGN:
 		uninit_reads(v, r, init, s, s->src);
 		for (int i = 0; i < s->nlhs; i++) {
-			f = v_frag(v, v_refname(s->lhs[i]));
+			f = sched_frag(v, sched_refname(s->lhs[i]));
 			if (f >= 0)
 				init[f] = true;
 		}
 		return;
 	case S_LOAD:
-		f = v_frag(v, v_refname(s->dst));
+		f = sched_frag(v, sched_refname(s->dst));
 		if (f >= 0)
 			init[f] = true;
 		return;
@@ -224,7 +224,7 @@ static void init_stmt(VCtx *v, int r, bool *init, Stmt *s, int depth, const Stmt
 	}
 }
 
-static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp)
+static void init_body(Sched *v, int r, bool *init, Stmt **body, int n, int depth, const Stmt *lp)
 {
 	if (depth > 64)
 		return;
@@ -233,7 +233,7 @@ static void init_body(VCtx *v, int r, bool *init, Stmt **body, int n, int depth,
 			init_stmt(v, r, init, body[i], depth, lp);
 }
 
-static void check_init(VCtx *v)
+static void check_init(Sched *v)
 {
 	for (int r = 0; r < v->nroles; r++) {
 		if (!v->roles[r].prog)
@@ -246,34 +246,34 @@ static void check_init(VCtx *v)
 /* ---- trip counts ---- */
 
 
-static void check_trips(VCtx *v)
+static void check_trips(Sched *v)
 {
 	bool *warned = arena_alloc(v->a, sizeof(bool) * (size_t)(v->npipes + 1));
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		if (e->s->kind != S_FOR)
 			continue;
-		VEnv env;
-		v_loop_env(v, &env, 0, i);
+		SchedEnv env;
+		sched_loop_env(v, &env, 0, i);
 		long long trip;
-		if (!v_trip(v, &env, e->s, &trip))
+		if (!sched_trip(v, &env, e->s, &trip))
 			continue;
 		const char *at = v->ndims ? " at the smallest domain point" : "";
 		if (trip == 0) {
 			Diag *d = v_report(v, "CK-SCHED-006", e->s->span, e->role, NULL, -1, -1,
 			                   "loop over %s runs 0 iterations%s", e->s->name ? e->s->name : "?", at);
-			diag_set(&d->condition, "trips(%s .. %s) (0) > 0", v_exprstr(v, e->s->lo),
-			         v_exprstr(v, e->s->hi));
+			diag_set(&d->condition, "trips(%s .. %s) (0) > 0", sched_exprstr(v, e->s->lo),
+			         sched_exprstr(v, e->s->hi));
 			diag_set(&d->hint, "check the bounds, or tighten the domain so the loop runs");
 		}
-		int p = e->s->pipe ? v_pipe(v, e->s->pipe) : -1;
+		int p = e->s->pipe ? sched_pipe(v, e->s->pipe) : -1;
 		if (p >= 0 && v->pipes[p].stages > trip && !warned[p]) {
 			warned[p] = true;
 			Diag *d = v_report(v, "CK-SCHED-003", e->s->span, e->role, NULL, -1, p,
 			                   "pipeline '%s' has %d stages but its loop runs only %lld iteration%s%s",
 			                   v->pipes[p].name, v->pipes[p].stages, trip, trip == 1 ? "" : "s", at);
 			diag_set(&d->condition, "stages (%d) <= trips(%s .. %s) (%lld)", v->pipes[p].stages,
-			         v_exprstr(v, e->s->lo), v_exprstr(v, e->s->hi), trip);
+			         sched_exprstr(v, e->s->lo), sched_exprstr(v, e->s->hi), trip);
 			diag_set(&d->hint, "use at most %lld stages or a larger minimum in the domain",
 			         trip > 0 ? trip : 1);
 			diag_related(d, v->pipes[p].d->span, "pipeline '%s' declared here", v->pipes[p].name);
@@ -283,22 +283,22 @@ static void check_trips(VCtx *v)
 
 /* ---- non-accumulating matmul in a loop ---- */
 
-static bool reads_frag(const VCtx *v, const Stmt *s, const char *name)
+static bool reads_frag(const Sched *v, const Stmt *s, const char *name)
 {
 	switch (s->kind) {
 	case S_ASSIGN:
 	case S_STORE:
 	case S_ATOMIC:
 	case S_LET:
-		return v_mentions(s->src, name);
+		return sched_mentions(s->src, name);
 	case S_IF:
-		return v_mentions(s->cond, name);
+		return sched_mentions(s->cond, name);
 	case S_WGMMA:
 	case S_MMA: {
 		const Expr *a, *b;
-		if (!v_matmul_ops(s, &a, &b))
+		if (!sched_matmul_ops(s, &a, &b))
 			return false;
-		const char *na = v_refname(a), *nb = v_refname(b);
+		const char *na = sched_refname(a), *nb = sched_refname(b);
 		return (na && !strcmp(na, name)) || (nb && !strcmp(nb, name));
 	}
 	default:
@@ -306,24 +306,24 @@ static bool reads_frag(const VCtx *v, const Stmt *s, const char *name)
 	}
 }
 
-static void check_overwrite(VCtx *v)
+static void check_overwrite(Sched *v)
 {
 	for (int i = 0; i < v->nst; i++) {
-		VStmt *e = &v->st[i];
+		SchedStmt *e = &v->st[i];
 		Stmt *s = e->s;
 		if ((s->kind != S_WGMMA && s->kind != S_MMA) || s->accumulate || e->loop_idx < 0)
 			continue;
-		const char *acc = v_refname(s->dst);
-		if (!acc || v_frag(v, acc) < 0)
+		const char *acc = sched_refname(s->dst);
+		if (!acc || sched_frag(v, acc) < 0)
 			continue;
 		/* could the loop run more than once? */
 		bool multi = false, known = false;
-		int ns = v_nsamples(v);
+		int ns = sched_nsamples(v);
 		for (int q = 0; q < ns && !multi; q++) {
-			VEnv env;
-			v_loop_env(v, &env, q, e->loop_idx);
+			SchedEnv env;
+			sched_loop_env(v, &env, q, e->loop_idx);
 			long long t;
-			if (v_trip(v, &env, e->loop, &t)) {
+			if (sched_trip(v, &env, e->loop, &t)) {
 				known = true;
 				if (t > 1)
 					multi = true;
@@ -347,7 +347,7 @@ static void check_overwrite(VCtx *v)
 	}
 }
 
-void verify_schedule(VCtx *v)
+void verify_schedule(Sched *v)
 {
 	check_unused(v);
 	check_roles(v);

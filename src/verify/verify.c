@@ -1,8 +1,8 @@
 /*
  * verify.c — the verifier's dispatcher.
  *
- * verify_kernel builds the shared model (verify_int.h: roles, resources,
- * statements in program order, domain samples) once and hands it to each
+ * verify_kernel builds the schedule model (src/sched/sched.h: roles,
+ * resources, statements in program order, domain samples) once and hands it to each
  * rule family in a fixed order: a flat list, one line per family file.
  * Families never stop at the first finding, and severities come only from
  * the registry (src/base/registry.c).
@@ -13,8 +13,8 @@ void verify_kernel(Ctx *c, Kernel *k)
 {
 	if (!c || !k)
 		return;
-	VCtx v;
-	vmodel_build(&v, c, k);
+	Sched v;
+	sched_build(&v, c, k);
 	verify_resource(&v);
 	verify_contract(&v);
 	verify_barrier(&v);
@@ -22,5 +22,5 @@ void verify_kernel(Ctx *c, Kernel *k)
 	verify_dataflow(&v);
 	verify_schedule(&v);
 	verify_deadlock(&v);
-	vmodel_free(&v);
+	sched_free(&v);
 }

@@ -1,4 +1,6 @@
-# The gemm family binds A, B and C by name: a C of another element type does not fit.
+# s4.1-family-params-do-not-fit.cake
+# Checks §4.1: the gemm family binds A, B and C by name; a C of another element type does not fit.
+# Expected: CK-SEM-044
 kernel gemm_i32 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]

@@ -1,4 +1,6 @@
-# A `family` clause must name a registered family: a typo is an error with a hint.
+# s4.1-family-unknown.cake
+# Checks §4.1: a `family` clause must name a registered family; a typo is an error with a hint.
+# Expected: CK-SEM-043
 kernel scale target sm_90a family gemn
   param A: global bf16[M, K]
   param B: global bf16[N, K]

@@ -346,7 +346,10 @@ static void test_gemm_oracle_on_cpu(void **state)
 	assert_int_equal(f->check(&h.r, &rep), 0);
 	assert_string_equal(rep.oracle, "gemm_abt_f64");
 	assert_true(rep.rel_err < 1e-2);
-	assert_true(rep.flops == 2.0 * M * N * K);
+	double flops = 0, bytes = 0;
+	f->rates(&h.r, &flops, &bytes);
+	assert_true(flops == 2.0 * M * N * K);
+	assert_true(bytes == (2.0 * M * K + 2.0 * N * K) + 2.0 * M * N);
 	((uint16_t *)C->host)[5 * N + 7] = oracle_f32_to_bf16(1000.0f);
 	FamReport bad = {0};
 	assert_int_equal(f->check(&h.r, &bad), 1);

@@ -1,31 +1,42 @@
 /*
- * model.c — the verifier's view of a kernel (see verify_int.h).
+ * model.c — the schedule model of a kernel (see sched.h), built once and
+ * read by the verifier and by the lowering's derive step.
  *
- * Names are resolved against the declarations directly, so every rule works
- * from the same facts whether or not sema filled a given annotation. The
- * statement list is a preorder walk of each `in` block; each entry records
- * its role, innermost loop, innermost pipelined loop (and that loop's
- * pipeline), innermost `if` and the end of its subtree, which is all the
- * program-order reasoning the race and barrier rules need.
+ * Names are resolved against the declarations directly, so every rule and
+ * the derive step work from the same facts whether or not sema filled a
+ * given annotation. The statement list is a preorder walk of each `in`
+ * block; each entry records its role, innermost loop, innermost pipelined
+ * loop (and that loop's pipeline), innermost `if` and the end of its
+ * subtree, which is all the program-order reasoning the race and barrier
+ * rules and the derive step need.
  *
  * Domain sampling. For every symbolic dim the domain constraints that
  * mention only that dim are collected; the step is the lcm of the `d % c ==
  * 0` moduli and the start the largest `d >= c` / `d > c` bound; the first
- * VSAMPLES values that satisfy every single-dim constraint become the
+ * SCHED_SAMPLES values that satisfy every single-dim constraint become the
  * samples, smallest first. Sample i binds every dim to its i-th value (the
  * last one when a dim has fewer), which is how the deadlock checker and the
  * trip-count rules pick concrete points inside the domain.
  *
- * Evaluation is 64-bit integer arithmetic with overflow and division by
- * zero treated as "not computable" rather than undefined behaviour.
+ * Evaluation is front/eval.c's checked 64-bit arithmetic (overflow and
+ * division by zero are "not computable", never undefined behaviour), with
+ * names bound by an environment (dims, grid and loop variables) and consts
+ * by their declarations.
+ *
+ * Conventions the lowering implements and the verifier must assume are
+ * decided here, once: the shared-memory layout (layout_smem: alignments,
+ * ring strides, offsets, barriers after buffers, the bytes a launch asks
+ * for) and which barrier waits "start free" (sched_starts_free).
  */
-#include "verify_int.h"
+#include "sched.h"
+#include "../front/eval.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- lookups ---- */
 
-int v_role(const VCtx *v, const char *name)
+int sched_role(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->nroles; i++)
 		if (strcmp(v->roles[i].name, name) == 0)
@@ -33,7 +44,7 @@ int v_role(const VCtx *v, const char *name)
 	return -1;
 }
 
-int v_pipe(const VCtx *v, const char *name)
+int sched_pipe(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->npipes; i++)
 		if (strcmp(v->pipes[i].name, name) == 0)
@@ -41,7 +52,7 @@ int v_pipe(const VCtx *v, const char *name)
 	return -1;
 }
 
-int v_smem(const VCtx *v, const char *name)
+int sched_smem(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->nsmems; i++)
 		if (strcmp(v->smems[i].name, name) == 0)
@@ -49,7 +60,7 @@ int v_smem(const VCtx *v, const char *name)
 	return -1;
 }
 
-int v_bar(const VCtx *v, const char *name)
+int sched_bar(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->nbars; i++)
 		if (strcmp(v->bars[i].name, name) == 0)
@@ -57,7 +68,7 @@ int v_bar(const VCtx *v, const char *name)
 	return -1;
 }
 
-int v_frag(const VCtx *v, const char *name)
+int sched_frag(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->nfrags; i++)
 		if (strcmp(v->frags[i].name, name) == 0)
@@ -65,7 +76,7 @@ int v_frag(const VCtx *v, const char *name)
 	return -1;
 }
 
-Decl *v_param(const VCtx *v, const char *name)
+Decl *sched_param(const Sched *v, const char *name)
 {
 	for (int i = 0; name && i < v->nparams; i++)
 		if (v->params[i]->name && strcmp(v->params[i]->name, name) == 0)
@@ -82,7 +93,7 @@ static size_t ptr_hash(const void *p, int cap)
 	return (size_t)x & (size_t)(cap - 1);
 }
 
-int v_stmt_index(const VCtx *v, const Stmt *s)
+int sched_stmt_index(const Sched *v, const Stmt *s)
 {
 	if (!s || v->sidx_cap == 0)
 		return -1;
@@ -94,28 +105,28 @@ int v_stmt_index(const VCtx *v, const Stmt *s)
 	}
 }
 
-bool v_inside(const VCtx *v, int i, int j)
+bool sched_inside(const Sched *v, int i, int j)
 {
 	return i >= 0 && j > i && j < v->st[i].end;
 }
 
 /* ---- evaluation ---- */
 
-void venv_set(VEnv *env, const char *name, long long val)
+void sched_env_set(SchedEnv *env, const char *name, long long val)
 {
 	for (int i = env->n - 1; i >= 0; i--)
 		if (strcmp(env->names[i], name) == 0) {
 			env->vals[i] = val;
 			return;
 		}
-	if (env->n < VENV_MAX) {
+	if (env->n < SCHED_ENV_MAX) {
 		env->names[env->n] = name;
 		env->vals[env->n] = val;
 		env->n++;
 	}
 }
 
-static bool env_get(const VEnv *env, const char *name, long long *out)
+static bool env_get(const SchedEnv *env, const char *name, long long *out)
 {
 	if (!env)
 		return false;
@@ -127,125 +138,33 @@ static bool env_get(const VEnv *env, const char *name, long long *out)
 	return false;
 }
 
-static bool eval_rec(const VCtx *v, const VEnv *env, const Expr *e, long long *out, int depth);
+/* The model's names: an env binding first (dims, grid and loop variables),
+ * then a const, whose value is evaluated with no env (consts are constant). */
+typedef struct Scope {
+	const Sched *v;
+	const SchedEnv *env;
+} Scope;
 
-static bool const_value(const VCtx *v, const char *name, long long *out, int depth)
+static bool scope_lookup(const void *sc, const Expr *id, int depth, long long *out)
 {
-	for (int i = 0; i < v->nconsts; i++)
-		if (v->consts[i]->name && strcmp(v->consts[i]->name, name) == 0)
-			return eval_rec(v, NULL, v->consts[i]->value, out, depth + 1);
+	const Scope *s = sc;
+	if (env_get(s->env, id->name, out))
+		return true;
+	for (int i = 0; i < s->v->nconsts; i++)
+		if (s->v->consts[i]->name && strcmp(s->v->consts[i]->name, id->name) == 0) {
+			Scope cs = {s->v, NULL};
+			return eval_int_at(s->v->consts[i]->value, scope_lookup, &cs, depth + 1, out);
+		}
 	return false;
 }
 
-static bool eval_rec(const VCtx *v, const VEnv *env, const Expr *e, long long *out, int depth)
+bool sched_eval(const Sched *v, const SchedEnv *env, const Expr *e, long long *out)
 {
-	if (!e || depth > 64)
-		return false;
-	long long a, b;
-	switch (e->kind) {
-	case E_INT:
-		*out = e->ival;
-		return true;
-	case E_IDENT:
-		if (!e->name)
-			return false;
-		if (env_get(env, e->name, out))
-			return true;
-		return const_value(v, e->name, out, depth);
-	case E_UNARY:
-		if (!eval_rec(v, env, e->lhs, &a, depth + 1))
-			return false;
-		if (e->op == '-') {
-			if (a == INT64_MIN)
-				return false;
-			*out = -a;
-		} else if (e->op == '!') {
-			*out = !a;
-		} else {
-			return false;
-		}
-		return true;
-	case E_BINARY:
-		if (e->op == OP_AND || e->op == OP_OR) {
-			if (!eval_rec(v, env, e->lhs, &a, depth + 1))
-				return false;
-			if (e->op == OP_AND && !a) { *out = 0; return true; }
-			if (e->op == OP_OR && a) { *out = 1; return true; }
-			if (!eval_rec(v, env, e->rhs, &b, depth + 1))
-				return false;
-			*out = b != 0;
-			return true;
-		}
-		if (!eval_rec(v, env, e->lhs, &a, depth + 1) || !eval_rec(v, env, e->rhs, &b, depth + 1))
-			return false;
-		switch (e->op) {
-		case '+': return !__builtin_add_overflow(a, b, out);
-		case '-': return !__builtin_sub_overflow(a, b, out);
-		case '*': return !__builtin_mul_overflow(a, b, out);
-		case '/':
-			if (b == 0 || (a == INT64_MIN && b == -1))
-				return false;
-			*out = a / b;
-			return true;
-		case '%':
-			if (b == 0 || (a == INT64_MIN && b == -1))
-				return false;
-			*out = a % b;
-			return true;
-		case '<': *out = a < b; return true;
-		case '>': *out = a > b; return true;
-		case OP_LE: *out = a <= b; return true;
-		case OP_GE: *out = a >= b; return true;
-		case OP_EQ: *out = a == b; return true;
-		case OP_NE: *out = a != b; return true;
-		case OP_SHL:
-			if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b))
-				return false;
-			*out = a << b;
-			return true;
-		case OP_SHR:
-			if (b < 0 || b > 63)
-				return false;
-			*out = a >> b;
-			return true;
-		default:
-			return false;
-		}
-	case E_CALL:
-		if (!e->name)
-			return false;
-		if ((strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0) && e->nargs == 2) {
-			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
-			    !eval_rec(v, env, e->args[1], &b, depth + 1))
-				return false;
-			*out = (e->name[1] == 'i') ? (a < b ? a : b) : (a > b ? a : b);
-			return true;
-		}
-		if ((strcmp(e->name, "cdiv") == 0 || strcmp(e->name, "ceildiv") == 0) && e->nargs == 2) {
-			if (!eval_rec(v, env, e->args[0], &a, depth + 1) ||
-			    !eval_rec(v, env, e->args[1], &b, depth + 1) || b <= 0 || a < 0)
-				return false;
-			*out = (a + b - 1) / b;
-			return true;
-		}
-		if ((strcmp(e->name, "i32") == 0 || strcmp(e->name, "i64") == 0 ||
-		     strcmp(e->name, "u32") == 0) && e->nargs == 1)
-			return eval_rec(v, env, e->args[0], out, depth + 1);
-		return false;
-	default:
-		return false;
-	}
+	Scope sc = {v, env};
+	return eval_int(e, scope_lookup, &sc, out);
 }
 
-bool v_eval(const VCtx *v, const VEnv *env, const Expr *e, long long *out)
-{
-	long long tmp;
-	if (!out)
-		out = &tmp;
-	return eval_rec(v, env, e, out, 0);
-}
-
-int v_nsamples(const VCtx *v)
+int sched_nsamples(const Sched *v)
 {
 	int n = 1;
 	for (int i = 0; i < v->ndims; i++)
@@ -254,27 +173,27 @@ int v_nsamples(const VCtx *v)
 	return n;
 }
 
-void venv_sample(const VCtx *v, VEnv *env, int i)
+void sched_env_sample(const Sched *v, SchedEnv *env, int i)
 {
 	env->n = 0;
 	for (int d = 0; d < v->ndims; d++) {
 		int n = v->ndimvals[d];
 		if (n <= 0)
 			continue;
-		venv_set(env, v->dims[d], v->dimvals[d][i < n ? i : n - 1]);
+		sched_env_set(env, v->dims[d], v->dimvals[d][i < n ? i : n - 1]);
 	}
 	for (int g = 0; g < v->ngridvars; g++)
-		venv_set(env, v->gridvars[g], 0);
+		sched_env_set(env, v->gridvars[g], 0);
 }
 
-bool v_trip(const VCtx *v, const VEnv *env, const Stmt *f, long long *trip)
+bool sched_trip(const Sched *v, const SchedEnv *env, const Stmt *f, long long *trip)
 {
 	long long lo, hi, step = 1;
 	if (!f || f->kind != S_FOR)
 		return false;
-	if (!v_eval(v, env, f->lo, &lo) || !v_eval(v, env, f->hi, &hi))
+	if (!sched_eval(v, env, f->lo, &lo) || !sched_eval(v, env, f->hi, &hi))
 		return false;
-	if (f->step && !v_eval(v, env, f->step, &step))
+	if (f->step && !sched_eval(v, env, f->step, &step))
 		return false;
 	if (step <= 0)
 		return false;
@@ -284,7 +203,7 @@ bool v_trip(const VCtx *v, const VEnv *env, const Stmt *f, long long *trip)
 
 /* ---- expression helpers ---- */
 
-const char *v_refname(const Expr *e)
+const char *sched_refname(const Expr *e)
 {
 	for (int guard = 0; e && guard < 32; guard++) {
 		switch (e->kind) {
@@ -312,7 +231,7 @@ const char *v_refname(const Expr *e)
 	return NULL;
 }
 
-bool v_is_transposed(const Expr *e)
+bool sched_is_transposed(const Expr *e)
 {
 	return e && e->kind == E_TRANSPOSE;
 }
@@ -340,31 +259,31 @@ static void idents_rec(const Expr *e, const char **out, int max, int *n, int dep
 	}
 }
 
-int v_idents(const Expr *e, const char **out, int max)
+int sched_idents(const Expr *e, const char **out, int max)
 {
 	int n = 0;
 	idents_rec(e, out, max, &n, 0);
 	return n;
 }
 
-bool v_mentions(const Expr *e, const char *name)
+bool sched_mentions(const Expr *e, const char *name)
 {
 	const char *ids[64];
-	int n = v_idents(e, ids, 64);
+	int n = sched_idents(e, ids, 64);
 	for (int i = 0; i < n; i++)
 		if (strcmp(ids[i], name) == 0)
 			return true;
 	return false;
 }
 
-int v_smem_written(const VCtx *v, const Stmt *s)
+int sched_smem_written(const Sched *v, const Stmt *s)
 {
 	switch (s->kind) {
 	case S_TMA_LOAD:
 	case S_CP_ASYNC:
 	case S_STORE:
 	case S_ATOMIC:
-		return v_smem(v, v_refname(s->dst));
+		return sched_smem(v, sched_refname(s->dst));
 	default:
 		return -1;
 	}
@@ -382,20 +301,20 @@ static int add_unique(int *out, int n, int max, int x)
 	return n;
 }
 
-int v_smem_read(const VCtx *v, const Stmt *s, int *out, int max)
+int sched_smem_read(const Sched *v, const Stmt *s, int *out, int max)
 {
 	int n = 0;
 	const char *ids[64];
 	int m;
 	switch (s->kind) {
 	case S_TMA_STORE:
-		return add_unique(out, n, max, v_smem(v, v_refname(s->src)));
+		return add_unique(out, n, max, sched_smem(v, sched_refname(s->src)));
 	case S_WGMMA:
 	case S_MMA: {
 		const Expr *a, *b;
-		if (v_matmul_ops(s, &a, &b)) {
-			n = add_unique(out, n, max, v_smem(v, v_refname(a)));
-			n = add_unique(out, n, max, v_smem(v, v_refname(b)));
+		if (sched_matmul_ops(s, &a, &b)) {
+			n = add_unique(out, n, max, sched_smem(v, sched_refname(a)));
+			n = add_unique(out, n, max, sched_smem(v, sched_refname(b)));
 		}
 		return n;
 	}
@@ -405,28 +324,28 @@ int v_smem_read(const VCtx *v, const Stmt *s, int *out, int max)
 	case S_ASSIGN:
 	case S_LET:
 	case S_IF:
-		m = v_idents(s->kind == S_IF ? s->cond : s->src, ids, 64);
+		m = sched_idents(s->kind == S_IF ? s->cond : s->src, ids, 64);
 		for (int i = 0; i < m; i++)
-			n = add_unique(out, n, max, v_smem(v, ids[i]));
+			n = add_unique(out, n, max, sched_smem(v, ids[i]));
 		return n;
 	default:
 		return 0;
 	}
 }
 
-int v_bar_arrived(const VCtx *v, const Stmt *s)
+int sched_bar_arrived(const Sched *v, const Stmt *s)
 {
 	if (s->kind == S_ARRIVE || s->kind == S_TMA_LOAD)
-		return v_bar(v, s->name);
+		return sched_bar(v, s->name);
 	return -1;
 }
 
-int v_bar_waited(const VCtx *v, const Stmt *s)
+int sched_bar_waited(const Sched *v, const Stmt *s)
 {
-	return s->kind == S_WAIT ? v_bar(v, s->name) : -1;
+	return s->kind == S_WAIT ? sched_bar(v, s->name) : -1;
 }
 
-bool v_matmul_ops(const Stmt *s, const Expr **a, const Expr **b)
+bool sched_matmul_ops(const Stmt *s, const Expr **a, const Expr **b)
 {
 	const Expr *e = s->src;
 	if (!e || e->kind != E_BINARY || e->op != '@' || !e->lhs || !e->rhs)
@@ -436,11 +355,11 @@ bool v_matmul_ops(const Stmt *s, const Expr **a, const Expr **b)
 	return true;
 }
 
-int v_box(const VCtx *v, const VEnv *env, const Expr *ref, long long *box, int max)
+int sched_box(const Sched *v, const SchedEnv *env, const Expr *ref, long long *box, int max)
 {
 	if (!ref || ref->kind != E_INDEX)
 		return -1;
-	Decl *p = v_param(v, v_refname(ref));
+	Decl *p = sched_param(v, sched_refname(ref));
 	int n = 0;
 	for (int i = 0; i < ref->nslices && n < max; i++) {
 		const Slice *sl = &ref->slices[i];
@@ -448,10 +367,10 @@ int v_box(const VCtx *v, const VEnv *env, const Expr *ref, long long *box, int m
 		if (sl->kind == SL_POINT) {
 			x = 1;
 		} else if (sl->kind == SL_RANGE) {
-			if (!v_eval(v, env, sl->len, &x))
+			if (!sched_eval(v, env, sl->len, &x))
 				return -1;
 		} else {
-			if (!p || i >= p->rank || !v_eval(v, env, p->shape[i], &x))
+			if (!p || i >= p->rank || !sched_eval(v, env, p->shape[i], &x))
 				return -1;
 		}
 		box[n++] = x;
@@ -459,7 +378,7 @@ int v_box(const VCtx *v, const VEnv *env, const Expr *ref, long long *box, int m
 	return n;
 }
 
-const char *v_exprstr(const VCtx *v, const Expr *e)
+const char *sched_exprstr(const Sched *v, const Expr *e)
 {
 	StrBuf b = {0};
 	print_expr(&b, e);
@@ -468,7 +387,7 @@ const char *v_exprstr(const VCtx *v, const Expr *e)
 	return r;
 }
 
-bool v_role_uses(const VCtx *v, int r, StmtKind kind)
+bool sched_role_uses(const Sched *v, int r, StmtKind kind)
 {
 	for (int i = 0; i < v->nst; i++)
 		if (v->st[i].role == r && v->st[i].s->kind == kind)
@@ -476,43 +395,18 @@ bool v_role_uses(const VCtx *v, int r, StmtKind kind)
 	return false;
 }
 
-Diag *v_report(VCtx *v, const char *rule, Span span, int role, const char *resource,
-               int bar, int pipe, const char *fmt, ...)
-{
-	const Rule *r = rule_find(rule);
-	Severity sev = r ? r->sev : SEV_ERROR;
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	Diag *d = diag_add(v->dl, rule, sev, span, "%s", buf);
-	if (role >= 0 && role < v->nroles)
-		diag_set(&d->role, "%s", v->roles[role].name);
-	if (resource)
-		diag_set(&d->resource, "%s", resource);
-	if (bar >= 0 && bar < v->nbars) {
-		diag_set(&d->barrier, "%s", v->bars[bar].name);
-		if (pipe < 0)
-			pipe = v->bars[bar].pipe;
-	}
-	if (pipe >= 0 && pipe < v->npipes)
-		diag_set(&d->pipeline, "%s", v->pipes[pipe].name);
-	return d;
-}
-
 /* ---- building ---- */
 
-static void walk(VCtx *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
+static void walk(Sched *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
                  int loop_idx, Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx,
                  int rdepth);
 
-static void walk_one(VCtx *v, Vec *list, Stmt *s, int role, int depth, Stmt *loop, int loop_idx,
+static void walk_one(Sched *v, Vec *list, Stmt *s, int role, int depth, Stmt *loop, int loop_idx,
                      Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx, int rdepth)
 {
 	if (!s || rdepth > 512)
 		return;
-	VStmt *e = arena_alloc(v->a, sizeof *e);
+	SchedStmt *e = arena_alloc(v->a, sizeof *e);
 	e->s = s;
 	e->role = role;
 	e->depth = depth;
@@ -527,7 +421,7 @@ static void walk_one(VCtx *v, Vec *list, Stmt *s, int role, int depth, Stmt *loo
 	vec_push(list, e);
 	switch (s->kind) {
 	case S_IN: {
-		int r = v_role(v, s->name);
+		int r = sched_role(v, s->name);
 		walk(v, list, s->body, s->nbody, r, 0, NULL, -1, NULL, -1, -1, NULL, -1, rdepth + 1);
 		break;
 	}
@@ -537,7 +431,7 @@ static void walk_one(VCtx *v, Vec *list, Stmt *s, int role, int depth, Stmt *loo
 		if (s->pipe) {
 			pl = s;
 			pli = me;
-			pp = v_pipe(v, s->pipe);
+			pp = sched_pipe(v, s->pipe);
 		}
 		walk(v, list, s->body, s->nbody, role, depth + 1, s, me, pl, pli, pp, ifs, if_idx,
 		     rdepth + 1);
@@ -555,7 +449,7 @@ static void walk_one(VCtx *v, Vec *list, Stmt *s, int role, int depth, Stmt *loo
 	e->end = list->len;
 }
 
-static void walk(VCtx *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
+static void walk(Sched *v, Vec *list, Stmt **body, int n, int role, int depth, Stmt *loop,
                  int loop_idx, Stmt *ploop, int ploop_idx, int ppipe, Stmt *ifs, int if_idx,
                  int rdepth)
 {
@@ -574,7 +468,7 @@ static long long gcdll(long long a, long long b)
 	return a < 0 ? -a : a;
 }
 
-static void split_and(VCtx *v, Vec *out, Expr *e, int depth)
+static void split_and(Sched *v, Vec *out, Expr *e, int depth)
 {
 	if (!e || depth > 100)
 		return;
@@ -592,10 +486,10 @@ static bool is_dim_ident(const Expr *e, const char *d)
 }
 
 /* Does constraint e mention only dim d among the dims (consts allowed)? */
-static bool only_dim(const VCtx *v, const Expr *e, const char *d, bool *mentions)
+static bool only_dim(const Sched *v, const Expr *e, const char *d, bool *mentions)
 {
 	const char *ids[64];
-	int n = v_idents(e, ids, 64);
+	int n = sched_idents(e, ids, 64);
 	*mentions = false;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ids[i], d) == 0) {
@@ -609,7 +503,7 @@ static bool only_dim(const VCtx *v, const Expr *e, const char *d, bool *mentions
 	return true;
 }
 
-static void sample_dim(VCtx *v, int di)
+static void sample_dim(Sched *v, int di)
 {
 	const char *d = v->dims[di];
 	long long step = 1, start = 1, exact = -1, limit = 20000;
@@ -626,9 +520,9 @@ static void sample_dim(VCtx *v, int di)
 		/* d % c == 0 */
 		if (e->kind == E_BINARY && e->op == OP_EQ && e->lhs && e->lhs->kind == E_BINARY &&
 		    e->lhs->op == '%' && is_dim_ident(e->lhs->lhs, d) &&
-		    v_eval(v, NULL, e->lhs->rhs, &c) && c > 0 && v_eval(v, NULL, e->rhs, NULL)) {
+		    sched_eval(v, NULL, e->lhs->rhs, &c) && c > 0 && sched_eval(v, NULL, e->rhs, NULL)) {
 			long long r;
-			v_eval(v, NULL, e->rhs, &r);
+			sched_eval(v, NULL, e->rhs, &r);
 			if (r == 0) {
 				long long g = gcdll(step, c);
 				if (step / g <= (1LL << 40) / c)
@@ -637,14 +531,14 @@ static void sample_dim(VCtx *v, int di)
 		}
 		/* d >= c, d > c */
 		if (e->kind == E_BINARY && (e->op == OP_GE || e->op == '>') && is_dim_ident(e->lhs, d) &&
-		    v_eval(v, NULL, e->rhs, &c)) {
+		    sched_eval(v, NULL, e->rhs, &c)) {
 			long long lo = e->op == '>' ? c + 1 : c;
 			if (lo > start)
 				start = lo;
 		}
 		/* d == c: the only candidate */
 		if (e->kind == E_BINARY && e->op == OP_EQ && is_dim_ident(e->lhs, d) &&
-		    v_eval(v, NULL, e->rhs, &c))
+		    sched_eval(v, NULL, e->rhs, &c))
 			exact = c;
 	}
 	if (exact >= 0) {
@@ -656,13 +550,13 @@ static void sample_dim(VCtx *v, int di)
 	if (x <= 0)
 		x = step;
 	int got = 0;
-	for (long iter = 0; iter < limit && got < VSAMPLES && x < (1LL << 40); iter++, x += step) {
-		VEnv env = {.n = 0};
-		venv_set(&env, d, x);
+	for (long iter = 0; iter < limit && got < SCHED_SAMPLES && x < (1LL << 40); iter++, x += step) {
+		SchedEnv env = {.n = 0};
+		sched_env_set(&env, d, x);
 		bool ok = true;
 		for (int i = 0; i < ncons && ok; i++) {
 			long long r;
-			if (v_eval(v, &env, cons[i], &r) && !r)
+			if (sched_eval(v, &env, cons[i], &r) && !r)
 				ok = false;
 		}
 		if (ok)
@@ -671,7 +565,7 @@ static void sample_dim(VCtx *v, int di)
 	v->ndimvals[di] = got;
 }
 
-static bool is_const_name(const VCtx *v, const char *name)
+static bool is_const_name(const Sched *v, const char *name)
 {
 	for (int i = 0; i < v->nconsts; i++)
 		if (v->consts[i]->name && strcmp(v->consts[i]->name, name) == 0)
@@ -679,7 +573,7 @@ static bool is_const_name(const VCtx *v, const char *name)
 	return false;
 }
 
-static void add_dim(VCtx *v, Vec *dims, const char *name)
+static void add_dim(Sched *v, Vec *dims, const char *name)
 {
 	if (is_const_name(v, name))
 		return;
@@ -689,13 +583,13 @@ static void add_dim(VCtx *v, Vec *dims, const char *name)
 	vec_push(dims, (void *)name);
 }
 
-static long long elems_of(const VCtx *v, Expr **shape, int rank, long long *dims, bool *cshape)
+static long long elems_of(const Sched *v, Expr **shape, int rank, long long *dims, bool *cshape)
 {
 	long long n = 1;
 	*cshape = true;
 	for (int i = 0; i < rank && i < MAX_RANK; i++) {
 		long long x;
-		if (!v_eval(v, NULL, shape[i], &x) || x < 0) {
+		if (!sched_eval(v, NULL, shape[i], &x) || x < 0) {
 			*cshape = false;
 			dims[i] = -1;
 			continue;
@@ -707,14 +601,98 @@ static long long elems_of(const VCtx *v, Expr **shape, int rank, long long *dims
 	return *cshape ? n : -1;
 }
 
-void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
+/* ---- shared-memory layout (sched.h, "Shared-memory layout") ---- */
+
+enum {
+	ALIGN_SWIZZLE = 1024,   /* swizzled buffers */
+	ALIGN_ASYNC = 128,      /* TMA destinations, wgmma operands */
+	ALIGN_MIN = 16,         /* everything else */
+	MBAR_BYTES = 8,         /* one mbarrier */
+};
+
+static long long round_up(long long x, long long a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/* Copies of a buffer or barrier on ring pipe (1 when none or malformed). */
+static int ring_stages(const Sched *v, int pipe)
+{
+	if (pipe < 0 || pipe >= v->npipes)
+		return 1;
+	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
+}
+
+/* Which buffers a TMA load fills and which wgmma reads: their alignment. */
+static void mark_smem_uses(Sched *v)
+{
+	for (int i = 0; i < v->nst; i++) {
+		const Stmt *s = v->st[i].s;
+		const Expr *a, *b;
+		if (s->kind == S_TMA_LOAD) {
+			int m = sched_smem(v, sched_refname(s->dst));
+			if (m >= 0)
+				v->smems[m].tma_dst = true;
+		} else if (s->kind == S_WGMMA && sched_matmul_ops(s, &a, &b)) {
+			int ma = sched_smem(v, sched_refname(a)), mb = sched_smem(v, sched_refname(b));
+			if (ma >= 0)
+				v->smems[ma].wgmma_operand = true;
+			if (mb >= 0)
+				v->smems[mb].wgmma_operand = true;
+		}
+	}
+}
+
+/* The one place the dynamic shared memory is laid out. */
+static void layout_smem(Sched *v)
+{
+	mark_smem_uses(v);
+	for (int m = 0; m < v->nsmems; m++) {
+		SchedSmem *b = &v->smems[m];
+		b->stages = ring_stages(v, b->pipe);
+		b->align = b->d->swizzle != SWZ_NONE ? ALIGN_SWIZZLE
+		         : b->tma_dst || b->wgmma_operand ? ALIGN_ASYNC : ALIGN_MIN;
+		b->stride = b->bytes >= 0 ? round_up(b->bytes, b->align) : 0;
+		b->offset = -1;
+	}
+	/* largest alignment first, declaration order within */
+	v->smem_order = arena_alloc(v->a, sizeof(int) * (size_t)(v->nsmems + 1));
+	long long off = 0;
+	int maxalign = ALIGN_MIN;
+	for (int al = ALIGN_SWIZZLE; al >= ALIGN_MIN; al /= 2)
+		for (int m = 0; m < v->nsmems; m++) {
+			SchedSmem *b = &v->smems[m];
+			if (b->bytes < 0 || b->align != al)
+				continue;
+			off = round_up(off, al);
+			b->offset = off;
+			off += b->stride * b->stages;
+			if (al > maxalign)
+				maxalign = al;
+			v->smem_order[v->nsmem_order++] = m;
+		}
+	/* then the mbarriers, one per ring stage */
+	off = round_up(off, MBAR_BYTES);
+	v->smem_bar_base = off;
+	for (int i = 0; i < v->nbars; i++) {
+		v->bars[i].count = ring_stages(v, v->bars[i].pipe);
+		v->bars[i].offset = off;
+		off += (long long)MBAR_BYTES * v->bars[i].count;
+	}
+	v->smem_used = off;
+	v->smem_base_align = maxalign;
+	v->smem_bytes = off + (maxalign > ALIGN_MIN ? maxalign : 0);
+}
+
+void sched_build(Sched *v, Ctx *c, Kernel *k)
 {
 	memset(v, 0, sizeof *v);
 	v->c = c;
 	v->k = k;
 	v->a = &c->arena;
-	v->dl = c->diags;
 	v->tgt = k->target;
+	const TargetInfo *ti = target_info(k->target);
+	int wgw = ti->warpgroup_warps;
 	Vec roles = {0}, pipes = {0}, smems = {0}, bars = {0}, frags = {0}, params = {0},
 	    consts = {0}, dom = {0}, dims = {0};
 	for (int i = 0; i < k->ndecls; i++) {
@@ -750,55 +728,55 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 	v->domain = (Expr **)vec_freeze(&dom, v->a);
 
 	v->nroles = roles.len;
-	v->roles = arena_alloc(v->a, sizeof(VRole) * (size_t)(roles.len + 1));
+	v->roles = arena_alloc(v->a, sizeof(SchedRole) * (size_t)(roles.len + 1));
 	for (int i = 0; i < roles.len; i++) {
 		Decl *d = roles.data[i];
-		VRole *r = &v->roles[i];
+		SchedRole *r = &v->roles[i];
 		r->d = d;
 		r->name = d->name ? d->name : "?";
 		r->lo = d->warp_lo;
 		r->hi = d->warp_hi;
 		r->warps = d->warp_hi >= d->warp_lo ? d->warp_hi - d->warp_lo + 1 : 0;
-		r->threads = r->warps * 32;
-		r->wgs = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
-		r->arrive_weight = r->warps >= 4 ? (r->warps + 3) / 4 : 1;
+		r->threads = r->warps * ti->warp_size;
+		r->wgs = r->warps >= wgw ? (r->warps + wgw - 1) / wgw : 1;
+		r->arrive_weight = r->wgs;
 	}
 	vec_free(&roles);
 	v->npipes = pipes.len;
-	v->pipes = arena_alloc(v->a, sizeof(VPipe) * (size_t)(pipes.len + 1));
+	v->pipes = arena_alloc(v->a, sizeof(SchedPipe) * (size_t)(pipes.len + 1));
 	for (int i = 0; i < pipes.len; i++) {
 		Decl *d = pipes.data[i];
-		v->pipes[i] = (VPipe){d, d->name ? d->name : "?", d->stages};
+		v->pipes[i] = (SchedPipe){d, d->name ? d->name : "?", d->stages};
 	}
 	vec_free(&pipes);
 	v->nsmems = smems.len;
-	v->smems = arena_alloc(v->a, sizeof(VSmem) * (size_t)(smems.len + 1));
+	v->smems = arena_alloc(v->a, sizeof(SchedSmem) * (size_t)(smems.len + 1));
 	for (int i = 0; i < smems.len; i++) {
 		Decl *d = smems.data[i];
-		VSmem *m = &v->smems[i];
+		SchedSmem *m = &v->smems[i];
 		m->d = d;
 		m->name = d->name ? d->name : "?";
-		m->pipe = v_pipe(v, d->ring);
+		m->pipe = sched_pipe(v, d->ring);
 		m->rank = d->rank < MAX_RANK ? d->rank : MAX_RANK;
 		m->elems = elems_of(v, d->shape, m->rank, m->dims, &m->cshape);
 		m->bytes = m->elems >= 0 ? m->elems * dtype_size(d->dt) : -1;
 	}
 	vec_free(&smems);
 	v->nbars = bars.len;
-	v->bars = arena_alloc(v->a, sizeof(VBar) * (size_t)(bars.len + 1));
+	v->bars = arena_alloc(v->a, sizeof(SchedBar) * (size_t)(bars.len + 1));
 	for (int i = 0; i < bars.len; i++) {
 		Decl *d = bars.data[i];
-		v->bars[i] = (VBar){d, d->name ? d->name : "?", v_pipe(v, d->ring)};
+		v->bars[i] = (SchedBar){.d = d, .name = d->name ? d->name : "?", .pipe = sched_pipe(v, d->ring)};
 	}
 	vec_free(&bars);
 	v->nfrags = frags.len;
-	v->frags = arena_alloc(v->a, sizeof(VFrag) * (size_t)(frags.len + 1));
+	v->frags = arena_alloc(v->a, sizeof(SchedFrag) * (size_t)(frags.len + 1));
 	for (int i = 0; i < frags.len; i++) {
 		Decl *d = frags.data[i];
-		VFrag *f = &v->frags[i];
+		SchedFrag *f = &v->frags[i];
 		f->d = d;
 		f->name = d->name ? d->name : "?";
-		f->role = v_role(v, d->owner);
+		f->role = sched_role(v, d->owner);
 		f->rank = d->rank < MAX_RANK ? d->rank : MAX_RANK;
 		elems_of(v, d->shape, f->rank, f->dims, &f->cshape);
 	}
@@ -809,7 +787,7 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 		Decl *p = v->params[i];
 		for (int j = 0; j < p->rank; j++) {
 			const char *ids[16];
-			int n = v_idents(p->shape[j], ids, 16);
+			int n = sched_idents(p->shape[j], ids, 16);
 			for (int q = 0; q < n; q++)
 				add_dim(v, &dims, ids[q]);
 		}
@@ -833,7 +811,7 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 		if (!s)
 			continue;
 		if (s->kind == S_IN) {
-			int r = v_role(v, s->name);
+			int r = sched_role(v, s->name);
 			if (r >= 0) {
 				if (!v->roles[r].prog)
 					v->roles[r].prog = s;
@@ -843,9 +821,9 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 		walk_one(v, &list, s, -1, 0, NULL, -1, NULL, -1, -1, NULL, -1, 0);
 	}
 	v->nst = list.len;
-	v->st = arena_alloc(v->a, sizeof(VStmt) * (size_t)(list.len + 1));
+	v->st = arena_alloc(v->a, sizeof(SchedStmt) * (size_t)(list.len + 1));
 	for (int i = 0; i < list.len; i++)
-		v->st[i] = *(VStmt *)list.data[i];
+		v->st[i] = *(SchedStmt *)list.data[i];
 	vec_free(&list);
 	v->sidx_cap = 16;
 	while (v->sidx_cap < 2 * v->nst + 2)
@@ -859,26 +837,27 @@ void vmodel_build(VCtx *v, Ctx *c, Kernel *k)
 		v->sidx_key[h] = v->st[i].s;
 		v->sidx_val[h] = i;
 	}
+	layout_smem(v);
 }
 
-void vmodel_free(VCtx *v)
+void sched_free(Sched *v)
 {
 	(void)v; /* everything lives in the compilation arena */
 }
 
-long long v_tma_bytes(const VCtx *v, const Stmt *s)
+long long sched_tma_bytes(const Sched *v, const Stmt *s)
 {
 	const Expr *ref = s->kind == S_TMA_LOAD ? s->src : s->kind == S_TMA_STORE ? s->dst : NULL;
 	if (!ref)
 		return -1;
-	VEnv env;
-	venv_sample(v, &env, 0);
+	SchedEnv env;
+	sched_env_sample(v, &env, 0);
 	long long box[8];
-	int n = v_box(v, &env, ref, box, 8);
+	int n = sched_box(v, &env, ref, box, 8);
 	if (n < 0)
 		return -1;
-	Decl *p = v_param(v, v_refname(ref));
-	int sm = v_smem(v, v_refname(s->kind == S_TMA_LOAD ? s->dst : s->src));
+	Decl *p = sched_param(v, sched_refname(ref));
+	int sm = sched_smem(v, sched_refname(s->kind == S_TMA_LOAD ? s->dst : s->src));
 	DType dt = sm >= 0 ? v->smems[sm].d->dt : p ? p->dt : DT_NONE;
 	long long bytes = dtype_size(dt);
 	for (int i = 0; i < n; i++)
@@ -887,16 +866,43 @@ long long v_tma_bytes(const VCtx *v, const Stmt *s)
 	return bytes;
 }
 
-void v_loop_env(const VCtx *v, VEnv *env, int sample, int idx)
+void sched_loop_env(const Sched *v, SchedEnv *env, int sample, int idx)
 {
-	venv_sample(v, env, sample);
+	sched_env_sample(v, env, sample);
 	int chain[64], n = 0;
 	for (int i = v->st[idx].loop_idx; i >= 0 && n < 64; i = v->st[i].loop_idx)
 		chain[n++] = i;
 	for (int q = n - 1; q >= 0; q--) {
 		Stmt *f = v->st[chain[q]].s;
 		long long lo;
-		if (f->name && v_eval(v, env, f->lo, &lo))
-			venv_set(env, f->name, lo);
+		if (f->name && sched_eval(v, env, f->lo, &lo))
+			sched_env_set(env, f->name, lo);
 	}
+}
+
+/* ---- starts free ---- */
+
+/* The lowering's convention (docs/LOWERING.md, "Starts free"): a ring
+ * barrier that no TMA signals, waited by a role that writes buffers of the
+ * same ring (TMA destination, cp.async destination, store or atomic), is a
+ * "slot is free" barrier whose first wait on each stage passes; every other
+ * wait (a barrier TMA completes, a ring the role only reads, any non-ring
+ * barrier) needs a completed phase. */
+bool sched_starts_free(const Sched *v, int r, int b)
+{
+	int p = v->bars[b].pipe;
+	if (p < 0)
+		return false;
+	bool writes = false;
+	for (int i = 0; i < v->nst; i++) {
+		const Stmt *s = v->st[i].s;
+		if (s->kind == S_TMA_LOAD && s->name && strcmp(s->name, v->bars[b].name) == 0)
+			return false;
+		if (v->st[i].role != r)
+			continue;
+		int m = sched_smem_written(v, s);
+		if (m >= 0 && v->smems[m].pipe == p)
+			writes = true;
+	}
+	return writes;
 }
