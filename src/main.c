@@ -63,7 +63,7 @@ static const struct Command {
 	{"mcp", cmd_mcp,
 	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
 	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
-	 "      history, best, diff) for coding agents; see docs/AGENTS.md"},
+	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -27,6 +27,7 @@
 #include "../cake.h"
 #include "../base/registry.h"
 #include "../harness/store.h"
+#include "../harness/tactics.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -1046,6 +1047,158 @@ static const char diff_out[] =
 	"\"a\": " S_CANDIDATE ", \"b\": " S_CANDIDATE ", \"identical\": {\"type\": \"boolean\"}, "
 	"\"diff\": {\"type\": \"string\", \"description\": \"unified diff of the two texts, a to b\"}}}";
 
+/* ---- tactics ---- */
+
+static const char *tactic_status_name(TacticStatus t)
+{
+	switch (t) {
+	case TACTIC_OK: return "ok";
+	case TACTIC_NOT_APPLICABLE: return "not_applicable";
+	case TACTIC_REJECTED: return "rejected";
+	case TACTIC_BAD_SPEC: return "bad_spec";
+	case TACTIC_BAD_INPUT: return "bad_input";
+	case TACTIC_BROKEN: return "broken";
+	}
+	return "?";
+}
+
+static bool tool_tactics(McpCall *c)
+{
+	StrBuf b = {0};
+	tactics_print(&b, "json");
+	json_t *res = parse_into(c, &b);
+	if (!res)
+		return false;
+	json_t *props = json_null();
+	if (json_object_get(c->args, "text") || json_object_get(c->args, "path")) {
+		SourceSet ss = {0};
+		int fi = load_source(c, &ss);
+		if (fi < 0) {
+			src_free(&ss);
+			json_decref(res);
+			return false;
+		}
+		TacticProposals ps = {0};
+		json_t *only = json_object_get(c->args, "only_applicable");
+		int n = tactics_propose(ss.files[fi].text, ss.files[fi].len, arg_str(c, "kernel"), only ? json_is_true(only) : true,
+		                        &ps);
+		if (n < 0) {
+			sb_printf(&c->err, "'%s' has errors or no kernel %s%s: run `check` on it first", ss.files[fi].path,
+			          arg_str(c, "kernel") ? "named " : "", arg_str(c, "kernel") ? arg_str(c, "kernel") : "");
+			src_free(&ss);
+			json_decref(res);
+			return false;
+		}
+		props = json_array();
+		for (int i = 0; i < ps.n; i++) {
+			const TacticProposal *p = &ps.items[i];
+			const char *spec = !strncmp(p->origin, "tactic:", 7) ? p->origin + 7 : p->origin;
+			json_array_append_new(props, json_pack("{s:o, s:s, s:o}", "spec", mcp_strz(spec), "status",
+			                                       tactic_status_name(p->status), "reason", mcp_strz(p->reason)));
+		}
+		tactic_proposals_free(&ps);
+		src_free(&ss);
+	}
+	json_object_set_new(res, "proposals", props);
+	c->result = res;
+	return true;
+}
+
+static const char tactics_in[] =
+	"{\"type\": \"object\", \"additionalProperties\": false, \"properties\": {" S_SOURCE ", " S_KERNEL ", "
+	"\"only_applicable\": {\"type\": \"boolean\", \"description\": \"with IR: list only the proposals that "
+	"apply (default true)\"}}}";
+
+static const char tactics_out[] =
+	"{\"type\": \"object\", \"required\": [\"schema\", \"version\", \"tactics\", \"proposals\"], \"properties\": {"
+	"\"schema\": {\"const\": \"cake-tactics/1\"}, \"version\": {\"type\": \"string\"}, "
+	"\"tactics\": {\"type\": \"array\", \"items\": {\"type\": \"object\", \"required\": [\"name\", \"version\", "
+	"\"params\", \"summary\"], \"properties\": {\"name\": {\"type\": \"string\"}, \"version\": {\"type\": "
+	"\"integer\"}, \"params\": {\"type\": \"string\"}, \"summary\": {\"type\": \"string\"}}}}, "
+	"\"proposals\": {\"anyOf\": [{\"type\": \"null\"}, {\"type\": \"array\", \"items\": {\"type\": \"object\", "
+	"\"required\": [\"spec\", \"status\", \"reason\"], \"properties\": {\"spec\": {\"type\": \"string\", "
+	"\"description\": \"pass to apply_tactic\"}, \"status\": {\"type\": \"string\"}, \"reason\": " S_NSTR
+	"}}}]}}}";
+
+static bool tool_apply_tactic(McpCall *c)
+{
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	bool ok = false;
+	int fi = load_source(c, &ss);
+	if (fi < 0)
+		goto out;
+	StrBuf text = {0}, why = {0};
+	TacticStatus t = tactic_apply_source(&ss, fi, &dl, arg_str(c, "spec"), arg_str(c, "kernel"), &text, &why);
+	if (t == TACTIC_BAD_SPEC || t == TACTIC_BROKEN) {
+		sb_printf(&c->err, "%s%s", sb_str(&why),
+		          t == TACTIC_BAD_SPEC ? " (call the `tactics` tool for the tactics and their arguments)"
+		                               : " (a bug in the tactic; please report it)");
+		sb_free(&text);
+		sb_free(&why);
+		goto out;
+	}
+	json_t *diags = diag_array(c, &ss, &dl);
+	if (!diags) {
+		sb_free(&text);
+		sb_free(&why);
+		goto out;
+	}
+	bool has_text = t == TACTIC_OK || t == TACTIC_REJECTED;
+	json_t *diff = json_null();
+	if (has_text) {
+		StrBuf d = {0};
+		char rewritten[PATH_MAX + 16];
+		snprintf(rewritten, sizeof rewritten, "%s (%s)", ss.files[fi].path, arg_str(c, "spec"));
+		mcp_diff(ss.files[fi].text, ss.files[fi].path, sb_str(&text), rewritten, &d);
+		diff = mcp_str(d.s, d.len);
+		sb_free(&d);
+		if (t == TACTIC_REJECTED) {
+			/* what the verifier or the lowering says about the rewritten program */
+			SourceSet s2 = {0};
+			DiagList d2 = {0};
+			CakeOptions o = cake_options(CAKE_LOWER);
+			CakeUnit u;
+			cake_compile(&u, &s2, &d2, src_add(&s2, "<rewritten>", sb_str(&text), text.len), &o);
+			cake_unit_free(&u);
+			json_decref(diags);
+			diags = diag_array(c, &s2, &d2);
+			diag_free(&d2);
+			src_free(&s2);
+			if (!diags) {
+				json_decref(diff);
+				sb_free(&text);
+				sb_free(&why);
+				goto out;
+			}
+		}
+	}
+	c->result = json_pack("{s:s, s:o, s:o, s:o, s:o}", "status", tactic_status_name(t), "text",
+	                      has_text ? mcp_str(text.s, text.len) : json_null(), "diff", diff, "reason",
+	                      why.len ? mcp_str(why.s, why.len) : json_null(), "diagnostics", diags);
+	sb_free(&text);
+	sb_free(&why);
+	ok = true;
+out:
+	diag_free(&dl);
+	src_free(&ss);
+	return ok;
+}
+
+static const char apply_in[] =
+	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"spec\"], \"properties\": {"
+	S_SOURCE ", " S_KERNEL ", "
+	"\"spec\": {\"type\": \"string\", \"minLength\": 1, \"maxLength\": 200, \"description\": \"NAME or "
+	"NAME:ARG[:ARG], e.g. stages:5, tile_n:128, regs:mma:224 (see the tactics tool)\"}}}";
+
+static const char apply_out[] =
+	"{\"type\": \"object\", \"required\": [\"status\", \"text\", \"diff\", \"reason\", \"diagnostics\"], "
+	"\"properties\": {\"status\": {\"enum\": [\"ok\", \"not_applicable\", \"rejected\", \"bad_input\"], "
+	"\"description\": \"ok: text is the rewritten program (canonical, comments dropped), verified; "
+	"not_applicable: reason says why; rejected: the rewrite is refused by the verifier or the lowering "
+	"(text and its diagnostics); bad_input: the input has errors (diagnostics)\"}, "
+	"\"text\": " S_NSTR ", \"diff\": " S_NSTR ", \"reason\": " S_NSTR ", \"diagnostics\": " S_DIAGS "}}";
+
 /* ---- the table ---- */
 
 static const McpTool tools[] = {
@@ -1083,6 +1236,14 @@ static const McpTool tools[] = {
 	 "Two stored candidates (ids or unique prefixes): their metadata and evaluations, and a unified diff "
 	 "of their texts.",
 	 diff_in, diff_out, tool_diff},
+	{"tactics", "List tactics",
+	 "The tactics: named, parameterized rewrites of a kernel's schedule (tile sizes, stages, consumers, "
+	 "persistence, swizzle, registers, ...). Given IR, also the concrete tactic specs that apply to it.",
+	 tactics_in, tactics_out, tool_tactics},
+	{"apply_tactic", "Apply a tactic",
+	 "Apply one tactic spec (e.g. stages:5) to a kernel: the rewritten program (canonical Cake IR, "
+	 "re-verified), a unified diff from the input, or why it does not apply.",
+	 apply_in, apply_out, tool_apply_tactic},
 	/* run, evaluate and cost go here, one entry each, when their handlers work */
 };
 
