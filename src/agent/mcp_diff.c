@@ -51,9 +51,11 @@ static Lines split(const char *s)
 	return l;
 }
 
+/* Equal lines: the same bytes, and both or neither the unterminated last line. */
 static bool same(const Lines *a, int i, const Lines *b, int j)
 {
-	return a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], (size_t)a->len[i]);
+	bool ia = i == a->n - 1 && a->last_incomplete, ib = j == b->n - 1 && b->last_incomplete;
+	return ia == ib && a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], (size_t)a->len[i]);
 }
 
 /* One step of the edit script: ' ' keeps a[ai] (= b[bi]), '-' deletes a[ai], '+' inserts b[bi]. */
@@ -94,12 +96,12 @@ static void middle(const Lines *a, int la, int ha, const Lines *b, int lb, int h
 		if (i < na && j < nb && same(a, la + i, b, lb + j)) {
 			push(ops, n, cap, ' ', la + i, lb + j);
 			i++, j++;
-		} else if (j < nb && (i == na || L[i * w + j + 1] >= L[(i + 1) * w + j])) {
+		} else if (i < na && (j == nb || L[(i + 1) * w + j] >= L[i * w + j + 1])) {
+			push(ops, n, cap, '-', la + i, lb + j);   /* deletions first, as diff(1) */
+			i++;
+		} else {
 			push(ops, n, cap, '+', la + i, lb + j);
 			j++;
-		} else {
-			push(ops, n, cap, '-', la + i, lb + j);
-			i++;
 		}
 	}
 	free(L);
@@ -129,12 +131,10 @@ bool mcp_diff(const char *ta, const char *name_a, const char *tb, const char *na
 {
 	Lines a = split(ta ? ta : ""), b = split(tb ? tb : "");
 	int pre = 0;
-	while (pre < a.n && pre < b.n && same(&a, pre, &b, pre) &&
-	       !((pre == a.n - 1 && a.last_incomplete) != (pre == b.n - 1 && b.last_incomplete)))
+	while (pre < a.n && pre < b.n && same(&a, pre, &b, pre))
 		pre++;
 	int suf = 0;
-	while (suf < a.n - pre && suf < b.n - pre && same(&a, a.n - 1 - suf, &b, b.n - 1 - suf) &&
-	       (suf > 0 || a.last_incomplete == b.last_incomplete))
+	while (suf < a.n - pre && suf < b.n - pre && same(&a, a.n - 1 - suf, &b, b.n - 1 - suf))
 		suf++;
 	Op *ops = NULL;
 	int n = 0, cap = 0;
