@@ -1147,10 +1147,23 @@ static bool tool_apply_tactic(McpCall *c)
 	bool has_text = t == TACTIC_OK || t == TACTIC_REJECTED;
 	json_t *diff = json_null();
 	if (has_text) {
-		StrBuf d = {0};
-		char rewritten[PATH_MAX + 16];
+		/* against the input's canonical form: the tactic prints canonical
+		 * text, so the diff shows the rewrite, not the reformatting */
+		StrBuf d = {0}, canon = {0};
+		SourceSet s1 = {0};
+		DiagList d1 = {0};
+		CakeOptions po = cake_options(CAKE_PARSE);
+		CakeUnit pu;
+		cake_compile(&pu, &s1, &d1, src_add(&s1, ss.files[fi].path, ss.files[fi].text, ss.files[fi].len), &po);
+		print_program(&canon, pu.prog);
+		cake_unit_free(&pu);
+		diag_free(&d1);
+		src_free(&s1);
+		char before[PATH_MAX + 16], rewritten[PATH_MAX + 16];
+		snprintf(before, sizeof before, "%s (canonical)", ss.files[fi].path);
 		snprintf(rewritten, sizeof rewritten, "%s (%s)", ss.files[fi].path, arg_str(c, "spec"));
-		mcp_diff(ss.files[fi].text, ss.files[fi].path, sb_str(&text), rewritten, &d);
+		mcp_diff(sb_str(&canon), before, sb_str(&text), rewritten, &d);
+		sb_free(&canon);
 		diff = mcp_str(d.s, d.len);
 		sb_free(&d);
 		if (t == TACTIC_REJECTED) {
@@ -1242,7 +1255,7 @@ static const McpTool tools[] = {
 	 tactics_in, tactics_out, tool_tactics},
 	{"apply_tactic", "Apply a tactic",
 	 "Apply one tactic spec (e.g. stages:5) to a kernel: the rewritten program (canonical Cake IR, "
-	 "re-verified), a unified diff from the input, or why it does not apply.",
+	 "re-verified), a unified diff from the input's canonical form, or why it does not apply.",
 	 apply_in, apply_out, tool_apply_tactic},
 	/* run, evaluate and cost go here, one entry each, when their handlers work */
 };
