@@ -1,5 +1,6 @@
 #!/bin/sh
-# tools/corpus.sh — Cake's main job until `cake evolve` exists: check every kernel
+# tools/corpus.sh — the first half of Cake's main job (the README's first command runs
+# `cake evolve` after it): check every kernel
 # of the corpus with the verifier, then lower each one to CUDA and compile it
 # through NVRTC to an sm_90a cubin (build/corpus/), printing registers, spills
 # and shared memory per kernel. Kernels whose constructs are not lowered yet are

@@ -3,8 +3,7 @@
  *
  * mcp.c is the protocol (framing, the two revisions, JSON-RPC errors);
  * mcp_tools.c is the tool table and the handlers; mcp_schema.c validates
- * tool arguments against the tools' input schemas; mcp_diff.c is the line
- * diff of the `diff` tool. A tool is one McpTool entry: its name, a
+ * tool arguments against the tools' input schemas. A tool is one McpTool entry: its name, a
  * description written for a model, its input and output JSON Schemas as
  * JSON text, and a handler. tools/list prints the table in order.
  *
@@ -59,10 +58,12 @@ const McpTool *mcp_tool_table(int *n);
  * Returns the number of violations. */
 int mcp_schema_check(const json_t *schema, const json_t *value, StrBuf *why);
 
-/* Append a unified diff (3 lines of context) turning text a into text b,
- * with "--- name_a" / "+++ name_b" headers, to out; nothing when they are
- * equal. Returns whether they differ. */
-bool mcp_diff(const char *a, const char *name_a, const char *b, const char *name_b, StrBuf *out);
+/* Append a unified diff (3 lines of context; the shortest line diff of
+ * src/harness/textdiff.h) turning text a into text b, with "--- name_a" /
+ * "+++ name_b" headers, to out; nothing when they are equal. *deleted and
+ * *inserted (may be NULL) get the line counts. Returns whether they differ. */
+bool mcp_diff(const char *a, const char *name_a, const char *b, const char *name_b, StrBuf *out, int *deleted,
+              int *inserted);
 
 /* A JSON string of n bytes of s, invalid UTF-8 replaced by U+FFFD (NUL
  * bytes kept); never NULL. */

@@ -28,6 +28,7 @@
 #include "../base/registry.h"
 #include "../harness/store.h"
 #include "../harness/tactics.h"
+#include "../harness/textdiff.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -127,6 +128,24 @@
 	"\"gpu\": {\"type\": \"string\"}"
 
 /* ---- common helpers ---- */
+
+bool mcp_diff(const char *a, const char *name_a, const char *b, const char *name_b, StrBuf *out, int *deleted,
+              int *inserted)
+{
+	TextDiff d;
+	textdiff_run(&d, a ? a : "", a ? strlen(a) : 0, b ? b : "", b ? strlen(b) : 0);
+	bool differ = d.ndel + d.nadd > 0;
+	if (differ) {
+		sb_printf(out, "--- %s\n+++ %s\n", name_a, name_b);
+		textdiff_unified(out, &d, 3);
+	}
+	if (deleted)
+		*deleted = d.ndel;
+	if (inserted)
+		*inserted = d.nadd;
+	textdiff_free(&d);
+	return differ;
+}
 
 static const char *arg_str(const McpCall *c, const char *key)
 {
@@ -1016,17 +1035,31 @@ static bool tool_diff(McpCall *c)
 	Arena a;
 	arena_init(&a);
 	bool ok = false;
-	const char *ta = NULL, *tb = NULL;
-	json_t *ja = candidate_json(c, st, arg_str(c, "a"), &a, &ta);
-	json_t *jb = ja ? candidate_json(c, st, arg_str(c, "b"), &a, &tb) : NULL;
+	const char *ta = NULL, *tb = NULL, *bid = arg_str(c, "b");
+	json_t *jb = NULL, *ja = NULL;
+	/* with one candidate: its parent is the old side, as `cake diff A` */
+	json_t *jnew = candidate_json(c, st, arg_str(c, "a"), &a, bid ? &ta : &tb);
+	if (jnew && !bid) {
+		const char *parent = json_string_value(json_object_get(json_object_get(jnew, "candidate"), "parent"));
+		if (!parent)
+			sb_printf(&c->err, "candidate %s has no parent; give `b` to compare it with another candidate",
+			          arg_str(c, "a"));
+		else
+			ja = candidate_json(c, st, parent, &a, &ta);
+		jb = jnew;
+	} else if (jnew) {
+		ja = jnew;
+		jb = candidate_json(c, st, bid, &a, &tb);
+	}
 	if (ja && jb) {
 		StrBuf d = {0};
 		char na[64], nb[64];
-		snprintf(na, sizeof na, "a/%.12s", json_string_value(json_object_get(json_object_get(ja, "candidate"), "id")));
-		snprintf(nb, sizeof nb, "b/%.12s", json_string_value(json_object_get(json_object_get(jb, "candidate"), "id")));
-		bool differ = mcp_diff(ta, na, tb, nb, &d);
-		c->result = json_pack("{s:O, s:O, s:b, s:o}", "a", ja, "b", jb, "identical", !differ, "diff",
-		                      mcp_str(d.s, d.len));
+		snprintf(na, sizeof na, "%.12s", json_string_value(json_object_get(json_object_get(ja, "candidate"), "id")));
+		snprintf(nb, sizeof nb, "%.12s", json_string_value(json_object_get(json_object_get(jb, "candidate"), "id")));
+		int del = 0, ins = 0;
+		bool differ = mcp_diff(ta, na, tb, nb, &d, &del, &ins);
+		c->result = json_pack("{s:O, s:O, s:b, s:i, s:i, s:o}", "a", ja, "b", jb, "identical", !differ, "deleted", del,
+		                      "inserted", ins, "diff", mcp_str(d.s, d.len));
 		sb_free(&d);
 		ok = true;
 	}
@@ -1038,13 +1071,16 @@ static bool tool_diff(McpCall *c)
 }
 
 static const char diff_in[] =
-	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"a\", \"b\"], \"properties\": {"
-	"\"a\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"candidate id or unique prefix\"}, "
-	"\"b\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"candidate id or unique prefix\"}}}";
+	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"a\"], \"properties\": {"
+	"\"a\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"candidate id or unique prefix (the new side "
+	"when b is omitted)\"}, "
+	"\"b\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"candidate id or unique prefix; omitted: "
+	"compare a with its parent\"}}}";
 
 static const char diff_out[] =
-	"{\"type\": \"object\", \"required\": [\"a\", \"b\", \"identical\", \"diff\"], \"properties\": {"
-	"\"a\": " S_CANDIDATE ", \"b\": " S_CANDIDATE ", \"identical\": {\"type\": \"boolean\"}, "
+	"{\"type\": \"object\", \"required\": [\"a\", \"b\", \"identical\", \"deleted\", \"inserted\", \"diff\"], "
+	"\"properties\": {\"a\": " S_CANDIDATE ", \"b\": " S_CANDIDATE ", \"identical\": {\"type\": \"boolean\"}, "
+	"\"deleted\": {\"type\": \"integer\"}, \"inserted\": {\"type\": \"integer\"}, "
 	"\"diff\": {\"type\": \"string\", \"description\": \"unified diff of the two texts, a to b\"}}}";
 
 /* ---- tactics ---- */
@@ -1162,7 +1198,7 @@ static bool tool_apply_tactic(McpCall *c)
 		char before[PATH_MAX + 16], rewritten[PATH_MAX + 16];
 		snprintf(before, sizeof before, "%s (canonical)", ss.files[fi].path);
 		snprintf(rewritten, sizeof rewritten, "%s (%s)", ss.files[fi].path, arg_str(c, "spec"));
-		mcp_diff(sb_str(&canon), before, sb_str(&text), rewritten, &d);
+		mcp_diff(sb_str(&canon), before, sb_str(&text), rewritten, &d, NULL, NULL);
 		sb_free(&canon);
 		diff = mcp_str(d.s, d.len);
 		sb_free(&d);
@@ -1246,8 +1282,8 @@ static const McpTool tools[] = {
 	 "Without a shape: the frontier, the best evaluation of every family, kernel and shape.",
 	 best_in, best_out, tool_best},
 	{"diff", "Diff two candidates",
-	 "Two stored candidates (ids or unique prefixes): their metadata and evaluations, and a unified diff "
-	 "of their texts.",
+	 "Two stored candidates (ids or unique prefixes; one: it and its parent): their metadata and "
+	 "evaluations, and a unified diff of their texts (the shortest line diff, as `cake diff`).",
 	 diff_in, diff_out, tool_diff},
 	{"tactics", "List tactics",
 	 "The tactics: named, parameterized rewrites of a kernel's schedule (tile sizes, stages, consumers, "

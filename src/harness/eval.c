@@ -14,6 +14,7 @@
  * nothing and compiles here.
  */
 #include "eval.h"
+#include "tactics.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ EvalRequest eval_request(void)
 
 StoreHarness eval_harness(const char *tactics)
 {
-	return (StoreHarness){CAKE_VERSION, verifier_version(), rank_model_version(), tactics};
+	return (StoreHarness){CAKE_VERSION, verifier_version(), rank_model_version(), tactics ? tactics : tactics_version()};
 }
 
 bool eval_bind_shape(const Kernel *k, const char *shape, long long *dimvals, char *err, size_t n)
@@ -253,6 +254,12 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 			goto out;
 		}
 		claimed = cs == STORE_CLAIMED;
+		/* another process may have recorded the item between the lookup and
+		 * the claim (a dry run is not conclusive, so the claim does not see it) */
+		if (claimed && !req->force && lookup(req, &h, res)) {
+			store_release(req->store, res->cand, res->kernel, res->shape, &h, owner);
+			goto out;
+		}
 	}
 
 	/* 4. the verdict */
@@ -280,7 +287,10 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 			snprintf(res->message, sizeof res->message, "%s", err);
 		} else {
 			res->has_pred = rank_predict(j.plan, dims, fam, &res->pred);
-			if (req->dry_run) {
+			if (req->dry_run && req->no_jit) {
+				res->verdict = STORE_V_DRY_RUN;
+				snprintf(res->message, sizeof res->message, "screened: checked, ranked and lowered; not compiled or run");
+			} else if (req->dry_run) {
 				CakeOptions jo = cake_options(CAKE_JIT);
 				int rc = cake_jit(&u, &jo);
 				if (rc == GPU_EXIT_NO_DRIVER) {

@@ -40,9 +40,11 @@ typedef struct EvalRequest {
 	const char *parent;         /* the parent candidate's full id, or NULL */
 	const char *campaign;       /* groups an evolve run's evaluations, or NULL */
 	const char *worker;         /* claim owner (NULL: HOST:PID) */
-	const char *tactics;        /* the tactic-set version to record (NULL: none) */
+	const char *tactics;        /* the tactic-set version to record (NULL: the current set's) */
 	RunOptions run;             /* seed, watchdog, timing */
 	bool dry_run;               /* everything but the GPU run */
+	bool no_jit;                /* with dry_run: stop after the ranking (no NVRTC compile); the
+	                             * search loop's screening pass before its GPU runs */
 	bool force;                 /* evaluate again even when the store has a verdict */
 	Store *store;               /* NULL: nothing is recorded or served */
 } EvalRequest;
@@ -75,7 +77,7 @@ typedef struct EvalResult {
 
 /* The default request: human origin, runner defaults, nothing recorded. */
 EvalRequest eval_request(void);
-/* The harness versions eval records (tactics: as given; may be NULL). */
+/* The harness versions eval records (tactics NULL: the current tactic set's). */
 StoreHarness eval_harness(const char *tactics);
 /* Evaluate req (see the file comment); res->status says whether an
  * evaluation exists. The IR is added to ss (the caller's), so res->diags

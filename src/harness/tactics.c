@@ -31,6 +31,7 @@
 #include "tactics_int.h"
 #include "../cake.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,22 @@ void tactics_version_str(char buf[32])
 		}
 	}
 	snprintf(buf, 32, "t1-%08x", (unsigned)h);
+}
+
+/* Like verifier_version: a function-local buffer written once through
+ * pthread_once with the same deterministic bytes, so it acts as a constant. */
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static char version_buf[32];
+
+static void version_init(void)
+{
+	tactics_version_str(version_buf);
+}
+
+const char *tactics_version(void)
+{
+	pthread_once(&version_once, version_init);
+	return version_buf;
 }
 
 void tactics_print(StrBuf *out, const char *format)

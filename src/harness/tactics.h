@@ -75,6 +75,8 @@ const Tactic *tactics_all(int *n);
 const Tactic *tactic_find(const char *name);
 /* Write the tactic-set version ("t1-xxxxxxxx": hash of names and versions) into buf. */
 void tactics_version_str(char buf[32]);
+/* The tactic-set version as a static string (computed once). */
+const char *tactics_version(void);
 /* Print the registry: format "text" (default) or "json" (one object per tactic). */
 void tactics_print(StrBuf *out, const char *format);
 

@@ -22,7 +22,7 @@
 static char *diff(const char *a, const char *b)
 {
 	StrBuf out = {0};
-	mcp_diff(a, "a", b, "b", &out);
+	mcp_diff(a, "a", b, "b", &out, NULL, NULL);
 	char *s = xstrdup(sb_str(&out));
 	sb_free(&out);
 	return s;
