@@ -354,13 +354,21 @@ def main():
 
     # ---- the store tools on a real store ----
     store = os.path.join(WORK, "store.db")
-    ids = []
+    parent = []
     for f in ("tests/corpus/good/gemm_128x256_s2.cake", "tests/corpus/good/gemm_128x128_s6.cake"):
         ev = subprocess.run([CAKE, "eval", f, "--shape", "M=1024,N=1024,K=1024", "--store", store, "--dry-run",
-                             "--format=json"], capture_output=True, text=True, cwd=REPO)
+                             "--format=json"] + (["--parent", parent[0]] if parent else []),
+                            capture_output=True, text=True, cwd=REPO)
         if not check("cake eval --dry-run records %s" % os.path.basename(f), ev.returncode == 0,
                      ev.stderr[-500:]):
             continue
+        if not parent:
+            h = subprocess.run([CAKE, "log", "--store", store, "--format=json"], capture_output=True, text=True,
+                               cwd=REPO)
+            try:
+                parent.append(json.loads(h.stdout)["evaluations"][0]["candidate"])
+            except (ValueError, KeyError, IndexError):
+                bad("cake log names the first candidate", h.stdout[-300:] + h.stderr[-300:])
     s3 = Server("--store", store, "--quiet")
     r = s3.call("history", {"family": "gemm"})["result"]
     sc = r.get("structuredContent", {})
@@ -379,6 +387,12 @@ def main():
               and "@@" in sc["diff"] and sc["a"]["candidate"]["id"] == ids[1], r)
         r = s3.call("diff", {"a": ids[0], "b": ids[0]})["result"]["structuredContent"]
         check("diff of a candidate with itself: identical, empty diff", r["identical"] and r["diff"] == "", r)
+        r = s3.call("diff", {"a": ids[0]})["result"]
+        sc = r.get("structuredContent", {})
+        check("diff of one candidate: against its parent", not r["isError"] and sc["a"]["candidate"]["id"] == ids[1]
+              and sc["b"]["candidate"]["id"] == ids[0] and sc["deleted"] > 0 and sc["inserted"] > 0, r)
+        is_err, text = tool_text(s3.call("diff", {"a": ids[1]}))
+        check("diff of one candidate without a parent: isError", is_err and "no parent" in text, text)
     is_err, text = tool_text(s3.call("diff", {"a": "ffffffff", "b": "0"}))
     check("diff of an unknown candidate: isError", is_err and "no candidate" in text, text)
     check("the store server exits 0", s3.close() == 0)
