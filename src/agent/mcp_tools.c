@@ -833,6 +833,14 @@ static bool tool_explain_rule(McpCall *c)
 		                                         "a Cake checkout (tests/corpus, tests/diag)"));
 	} else {
 		rej = find_reject(ex, r->id, rejname, sizeof rejname);
+		/* the rejected kernel's name says what it is (kmeans_assign_4wg) as much as its file does */
+		const char *rt = rej ? json_string_value(json_object_get(rej, "text")) : NULL;
+		const char *kw = rt ? strstr(rt, "\nkernel ") : NULL;
+		char kname[128];
+		if (kw && sscanf(kw, "\nkernel %127[A-Za-z0-9_]", kname) == 1) {
+			size_t l = strlen(rejname);
+			snprintf(rejname + l, sizeof rejname - l, "_%s", kname);
+		}
 		acc = find_accept(ex, r->id, rejname);
 		if (!rej)
 			json_array_append_new(notes, mcp_strz("no must-reject example: no file of tests/corpus/bad (by its "

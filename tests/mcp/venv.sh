@@ -24,7 +24,7 @@ if ! "$PY" -m venv "$DIR" >"$DIR.log" 2>&1; then
 	echo "venv.sh: cannot create a virtual environment with '$PY -m venv' (install python3-venv): $(tail -n 1 "$DIR.log")"
 	exit 1
 fi
-if ! "$DIR/bin/python" -m pip install --disable-pip-version-check -q -r "$REQ" >>"$DIR.log" 2>&1; then
+if ! "$DIR/bin/python" -m pip install --disable-pip-version-check --retries 2 --timeout 30 -q -r "$REQ" >>"$DIR.log" 2>&1; then
 	echo "venv.sh: pip could not install $(grep '^mcp' "$REQ") into $DIR: $(tail -n 1 "$DIR.log")"
 	exit 1
 fi
