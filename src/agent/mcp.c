@@ -200,8 +200,11 @@ McpServer *mcp_server_new(const McpOptions *o, StrBuf *err)
 		s->o.max_line = MCP_DEFAULT_MAX_LINE;
 	const char *root = o->root ? o->root : ".";
 	struct stat st;
-	if (!realpath(root, s->root) || stat(s->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		sb_printf(err, "root '%s' is not a directory%s%s", root, errno ? ": " : "", errno ? strerror(errno) : "");
+	errno = 0;
+	bool found = realpath(root, s->root) && stat(s->root, &st) == 0;
+	if (!found || !S_ISDIR(st.st_mode)) {
+		int e = found ? ENOTDIR : errno;
+		sb_printf(err, "root '%s' is not a directory: %s", root, strerror(e));
 		free(s);
 		return NULL;
 	}
