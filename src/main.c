@@ -84,6 +84,10 @@ static const struct Command {
 	{"apply", cmd_apply,
 	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
 	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
+	{"mcp", cmd_mcp,
+	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
+	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
+	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},
