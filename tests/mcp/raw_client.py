@@ -410,7 +410,8 @@ def main():
     sc = r.get("structuredContent", {})
     check("evaluate a kernel the verifier rejects: verdict rejected with its findings", not r["isError"]
           and sc.get("verdict") == "rejected" and any(f["rule"] == "CK-RES-002" for f in sc.get("findings", [])), r)
-    is_err, text = tool_text(s3.call("evaluate", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake", "shape": "M=4096"}))
+    is_err, text = tool_text(s3.call("evaluate", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake", "shape": "M=4096",
+                                                  "dry_run": True}))
     check("evaluate with a shape missing dims: isError naming them", is_err and "missing" in text, text)
     if not os.path.exists("/dev/nvidia0"):
         is_err, text = tool_text(s3.call("run", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake",
