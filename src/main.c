@@ -66,6 +66,11 @@ static const struct Command {
 	{"apply", cmd_apply,
 	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
 	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
+	{"library", cmd_library,
+	 "library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]\n"
+	 "           | FAMILY [--domain FILE] --explain SHAPE... [--brief] | --list\n"
+	 "      generate a shape-dispatched C library (.so, header, pkg-config) and a Python package\n"
+	 "      from a family's kernels (gemm, kmeans); --explain prints the route a shape takes and why"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -36,6 +36,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_tactics(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_evolve(int argc, char **argv);
+int cmd_library(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may
