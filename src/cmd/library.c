@@ -4,6 +4,7 @@
  *
  *   cake library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]
  *   cake library FAMILY [--domain FILE] [--kernels DIR] --explain SHAPE [--explain SHAPE ...] [--brief]
+ *   cake library FAMILY --explain @FILE [--brief]      (one shape per line of FILE)
  *   cake library --list
  *
  * -o generates (NVRTC needed: exit 69 without it). --explain prints the route a
@@ -25,6 +26,7 @@ int cmd_library(int argc, char **argv)
 	memset(&go, 0, sizeof go);
 	const char *explain[64];
 	int nexplain = 0;
+	char *listbuf = NULL;   /* --explain @FILE: the file's text, one shape per line */
 	bool brief = false, list = false;
 	for (int i = 1; i < argc; i++) {
 		const char *v;
@@ -106,19 +108,40 @@ int cmd_library(int argc, char **argv)
 			return 2;
 		}
 		sb_free(&err);
-		StrBuf b = {0};
+		/* the shapes: each --explain value, or the lines of @FILE */
+		Vec shapes = {0};
 		for (int i = 0; i < nexplain; i++) {
+			if (explain[i][0] != '@') {
+				vec_push(&shapes, (void *)explain[i]);
+				continue;
+			}
+			size_t len = 0;
+			free(listbuf);
+			listbuf = read_file(explain[i] + 1, &len);
+			if (!listbuf) {
+				fprintf(stderr, "cake library: cannot read --explain %s\n", explain[i]);
+				status = 2;
+				break;
+			}
+			for (char *l = strtok(listbuf, "\n"); l; l = strtok(NULL, "\n"))
+				if (*l && *l != '#')
+					vec_push(&shapes, l);
+			break;   /* one @FILE (its buffer is reused) */
+		}
+		StrBuf b = {0};
+		for (int i = 0; i < shapes.len && status != 2; i++) {
+			const char *shape = shapes.data[i];
 			long long v[8] = {0};
 			int atomic = 0;
 			char e[512];
-			if (!lib_parse_shape(fam, explain[i], v, &atomic, e, sizeof e)) {
+			if (!lib_parse_shape(fam, shape, v, &atomic, e, sizeof e)) {
 				fprintf(stderr, "cake library: --explain %s\n", e);
 				status = 2;
 				break;
 			}
 			int rc;
 			if (brief) {
-				sb_printf(&b, "%s ", explain[i]);
+				sb_printf(&b, "%s ", shape);
 				rc = lib_route_line(&ls, v, atomic, &b);
 				sb_putc(&b, '\n');
 			} else {
@@ -131,6 +154,8 @@ int cmd_library(int argc, char **argv)
 		}
 		cmd_emit(stdout, &b);
 		sb_free(&b);
+		vec_free(&shapes);
+		free(listbuf);
 		lib_unload(&ls);
 		lib_conds_free(&conds);
 		if (status == 2)
