@@ -46,6 +46,7 @@ if [ -z "${PKG:-}" ]; then
 	$CAKE library gemm --explain M=1000,N=4096,K=4096 --explain M=8192,N=8192,K=8192 >> "$OUT/build.log" 2>&1
 	$CAKE library kmeans --explain B=32,N=75600,D=128,K=1000 --explain B=1,N=1048576,D=128,K=5000 >> "$OUT/build.log" 2>&1
 fi
+PKG=$(cd "$PKG" && pwd)
 echo "library.sh: libraries in $PKG ($(( $(date +%s) - t0 )) s)" >&2
 
 # C alone first (no torch): every route on small shapes against CPU references

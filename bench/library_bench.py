@@ -22,6 +22,8 @@ kmeans  fit end to end (cake_kernels.kmeans.fit vs flash_kmeans.batch_kmeans_Euc
         same initial centroids, same max_iters, tol) on the ANCHORS shapes and K in
         {100, 1000, 2048, 5000}: wall time of the whole call (torch.cuda.synchronize on both
         sides), median of REPS after a warm-up call (Triton compiles on its first call).
+The GEMM part also times every direct route a shape admits, forced (ROUTES=0 skips it), and
+reports how often the dispatcher's choice was the fastest.
 Environment: ITERS (k-means iterations, 10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16),
 GEMM_SHAPES / KM_SHAPES to override the lists ("M,N,K ..." / "B,N,D,K ...").
 Every result is a JSON line in OUT_DIR/{check,gemm,kmeans}.jsonl; the tables go to stdout.
@@ -207,16 +209,27 @@ def bench_gemm():
             copies.append((a, b, torch.empty(M, N, dtype=torch.bfloat16, device=dev)))
         t_c = time_calls(lambda a, b, c: cake_kernels.gemm(a, b, out=c), copies)
         t_b = time_calls(lambda a, b, c: torch.matmul(a, b.t(), out=c), copies)
+        alt = {}
+        if os.environ.get("ROUTES", "1") == "1":   # every direct route the shape admits, forced
+            for rname in cake_kernels.gemm.ROUTES[:-1]:
+                try:
+                    cake_kernels.gemm(copies[0][0], copies[0][1], out=copies[0][2], route=rname)
+                except cake_kernels.CakeArgumentError:
+                    continue
+                alt[rname] = time_calls(lambda a, b, c, rn=rname: cake_kernels.gemm(a, b, out=c, route=rn), copies)
         a, b, c = copies[0]
         cake_kernels.gemm(a, b, out=c)
         ref = torch.matmul(a, b.t())
         err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
         r = {"shape": [M, N, K], "route": cake_kernels.gemm.route(M, N, K), "cake_us": t_c, "cublas_us": t_b,
-             "ratio": t_b / t_c, "tflops": 2 * M * N * K / t_c / 1e6, "err_vs_cublas": err}
+             "ratio": t_b / t_c, "tflops": 2 * M * N * K / t_c / 1e6, "err_vs_cublas": err, "routes_us": alt}
+        if alt:
+            r["best_route"] = min(alt, key=alt.get)
         log("gemm", r)
         rows.append(r)
+        alts = "  " + " ".join(f"{k}={v:.1f}" for k, v in alt.items()) if alt else ""
         print(f"gemm {M:>6}x{N:>6}x{K:>6} {r['route']:<20} cake {t_c:9.1f} us  cublas {t_b:9.1f} us  "
-              f"ratio {r['ratio']:.3f}  {r['tflops']:6.1f} TFLOP/s  err {err:.1e}", flush=True)
+              f"ratio {r['ratio']:.3f}  {r['tflops']:6.1f} TFLOP/s  err {err:.1e}{alts}", flush=True)
         del copies, a, b, c, ref
         torch.cuda.empty_cache()
     ratios = [r["ratio"] for r in rows]
@@ -227,6 +240,12 @@ def bench_gemm():
         print(f"  worst: {'x'.join(map(str, r['shape']))} {r['route']} ratio {r['ratio']:.3f} "
               f"({r['cake_us']:.1f} vs {r['cublas_us']:.1f} us)")
     summary.append(("gemm geomean (cuBLAS/cake)", f"{geo:.3f} over {len(rows)} shapes, min {min(ratios):.3f}"))
+    timed = [r for r in rows if r.get("best_route")]
+    if timed:
+        hit = sum(r["best_route"] == r["route"] for r in timed)
+        loss = sorted(r["routes_us"].get(r["route"], r["cake_us"]) / r["routes_us"][r["best_route"]] - 1 for r in timed)
+        summary.append(("gemm dispatcher picks the fastest", f"{hit} of {len(timed)} direct shapes; median loss "
+                        f"{100 * loss[len(loss) // 2]:.1f}%, worst {100 * loss[-1]:.1f}%"))
     summary.append(("gemm worst five", ", ".join(f"{'x'.join(map(str, r['shape']))} {r['ratio']:.2f}" for r in worst)))
 
 

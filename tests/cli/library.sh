@@ -40,7 +40,10 @@ expect "explain kmeans atomic" 0 out 'update atomic' out 'kmeans_scatter_d64'
 run library kmeans --explain B=1,N=1000,D=96,K=4
 expect "explain kmeans D = 96" 1 out "'D == 64 \|\| D == 128' is false"
 run library gemm --explain M=100,N=256,K=64 --brief --explain M=128,N=256,K=64
-expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_128x256_s4 128x256x64$' out '^M=128,N=256,K=64 ws_128x256_s4$'
+expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_128x128_s5 128x256x64$' out '^M=128,N=256,K=64 ws_128x128_s5$'
+run library gemm --explain M=1024,N=4096,K=64 --brief --explain M=4096,N=4096,K=64 --explain M=256,N=4096,K=64
+expect "explain --brief: the tile-count heuristics" 0 out '^M=1024,N=4096,K=64 ws_128x256_s4$' \
+	out '^M=4096,N=4096,K=64 persistent_128x256$' out '^M=256,N=4096,K=64 ws_128x128_s5$'
 
 printf '# narrow\nM %% 128 == 0, K <= 8192\n' > "$T/dom.txt"
 run library gemm --domain "$T/dom.txt" --explain M=100,N=256,K=64

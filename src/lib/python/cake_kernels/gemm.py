@@ -30,7 +30,7 @@ def _route_index(route):
 _fast = {}   # torch fast path: the bf16 dtype, the stream getter, workspace bytes per shape
 
 
-def _fast_path(a, b, out):
+def _fast_path(a, b, out, r):
     """gemm for dense, aligned torch bf16 tensors on torch's current stream, with as little
     Python as possible (the per-call host cost is part of every benchmark); None when the
     tensors need the general path."""
@@ -62,17 +62,17 @@ def _fast_path(a, b, out):
         return None
     if M == 0 or N == 0:
         return out
-    key = (M, N, K)
+    key = (M, N, K, r)
     so = f["lib"]
     ws_bytes = f["ws"].get(key)
     if ws_bytes is None:
-        ws_bytes = f["ws"][key] = so.cake_gemm_workspace_size(M, N, K, AUTO)
+        ws_bytes = f["ws"][key] = so.cake_gemm_workspace_size(M, N, K, r)
     wp, ws = None, None
     if ws_bytes:
         ws = f["empty"]((ws_bytes + 256,), dtype=torch_uint8(), device=a.device)
         wp = ws.data_ptr()
         wp += (-wp) % 256
-    rc = so.cake_gemm_bf16_ex(pa, pb, out.data_ptr(), M, N, K, AUTO, wp, ws_bytes, f["stream"](a.device.index))
+    rc = so.cake_gemm_bf16_ex(pa, pb, out.data_ptr(), M, N, K, r, wp, ws_bytes, f["stream"](a.device.index))
     if rc:
         nat.check("gemm", rc)
     return out
@@ -89,10 +89,10 @@ def gemm(a, b, *, out=None, route=None, stream=None):
     out: an optional [..., N] bf16 tensor to write; route: None/'auto' (the dispatcher) or a
     route name (benchmarking; a direct route whose kernel cannot take the shape raises);
     stream: a CUstream handle or torch stream (default: torch's current stream)."""
-    if route is None and stream is None and nat.is_torch(a) and nat.is_torch(b) and (out is None or nat.is_torch(out)):
-        r = _fast_path(a, b, out)
-        if r is not None:
-            return r
+    if stream is None and nat.is_torch(a) and nat.is_torch(b) and (out is None or nat.is_torch(out)):
+        res = _fast_path(a, b, out, _route_index(route))
+        if res is not None:
+            return res
     so = nat.lib("gemm")
     A = nat.prepare("gemm", a, "a")
     B = nat.prepare("gemm", b, "b")
