@@ -148,6 +148,10 @@ int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until,
 	ls->fam = fam;
 	ls->user = user;
 	ls->scratch = xcalloc(1, sizeof *ls->scratch);
+	if (fam->nkernels > (int)NELEM(ls->kern)) {
+		sb_printf(err, "family %s has more than %d kernels", fam->name, (int)NELEM(ls->kern));
+		return 1;
+	}
 	for (int i = 0; i < fam->nkernels; i++) {
 		int u = -1;
 		for (int j = 0; j < ls->nunits; j++)

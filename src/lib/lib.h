@@ -100,7 +100,7 @@ typedef struct LibSet {
 int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user, StrBuf *err);
 /* Release everything lib_load made. */
 void lib_unload(LibSet *ls);
-/* Index of kernel dim d of kernel kid among the family's dims, or -1. */
+/* Index of the kernel dim named dim among the family's dims (the fd[] order), or -1. */
 int lib_dim_index(const LibFamily *fam, const char *dim);
 /* How plan p's kernel reaches tensor parameter param: bit 0 a tensor map, bit 1 a plain
  * pointer (0: not at all, or p is NULL). */
