@@ -79,7 +79,7 @@ run $D/kda_recurrent.cake kda_recurrent_varlen_lb 0 1 45 1 3 1 -4 0 9
 d=$TMP/tile_ops
 mkdir -p "$d"
 if "$CAKE" build tests/corpus/good/tile_ops.cake --emit=cuda -o "$d/k.cu" 2>"$d/err" && python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" &&
-   g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" && "$TMP/tile_emu" gen "$d" 64 3 && "$d/drv" "$d" N=64 >"$d/run" 2>&1 &&
+   g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" && "$TMP/tile_emu" gen "$d" 64 3 && "$d/drv" "$d" N=64 NB=2 >"$d/run" 2>&1 &&
    "$TMP/tile_emu" check "$d" 64 3 >"$d/chk" 2>&1; then
 	ok "tile_ops N=64: $(cat "$d/chk")"
 else

@@ -65,12 +65,12 @@ int main(int argc, char **argv)
 		memset(nan, 0xff, sizeof(float) * (size_t)(N * 128));
 		wr(dir, "Y", nan, sizeof(float) * (size_t)N);
 		wr(dir, "Z", nan, sizeof(float) * (size_t)(N * 128));
-		wr(dir, "C", nan, sizeof(float) * (size_t)(N * 128));
+		wr(dir, "C", nan, sizeof(float) * (size_t)(N / 32 * 128));
 		free(nan);
 		free(X);
 		return 0;
 	}
-	float *Y = rd(dir, "Y", (size_t)N), *Z = rd(dir, "Z", (size_t)(N * 128)), *C = rd(dir, "C", (size_t)(N * 128));
+	float *Y = rd(dir, "Y", (size_t)N), *Z = rd(dir, "Z", (size_t)(N * 128)), *C = rd(dir, "C", (size_t)(N / 32 * 128));
 	double *y = calloc((size_t)N, sizeof(double)), *z = calloc((size_t)(N * 128), sizeof(double)), *c = calloc((size_t)(N * 128), sizeof(double));
 	double kk = 0;
 	for (int j = 0; j < 128; j++)

@@ -7,8 +7,8 @@ kernel tile_ops target sm_90a
   param X: global f32[N, 128]
   param Y: global f32[N]
   param Z: global f32[N, 128]
-  param C: global f32[N, 128]
-  domain N % 32 == 0
+  param C: global f32[NB, 128]          # one column vector per CTA
+  domain N % 32 == 0, N == NB * 32
   grid (N / 32) as (b)
   role work warps 0..3
   frag S:  f32[32, 128] in work lanes 32
