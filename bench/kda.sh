@@ -18,8 +18,11 @@
 #            fused_recurrent_kda, both timed from a CUDA graph of 20 calls (per call); plus a
 #            speculative window (T = 4) and a bf16 state at B = 64, H = 32;
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
-#            1300,547,2048,963,271,3063, and 8 x 1024): kda_recurrent[_varlen] (Cake's
-#            per-token prefill, the only one that lowers today) against chunk_kda, events.
+#            1300,547,2048,963,271,3063, and 8 x 1024): kda_prefill[_varlen] (Cake's
+#            software-pipelined per-token recurrence; the chunked tensor-core prefill does not
+#            lower yet) against chunk_kda, events; plus the plain recurrence (kda_recurrent)
+#            at H = 64, one sequence, to show what the pipelining buys, and the long single
+#            sequence of ANCHORS.md (T = 32768, H = 32).
 # --quick runs two decode and two small prefill cases. Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
@@ -88,6 +91,9 @@ else
 		case_ prefill_T8192_H${H}_6mixed --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=$H --iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --iters 5 --check-heads 16
 	done
+	case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
+	case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --iters 3 --check-heads 8
 fi
 
 echo "== FLA (fla-core, FLA_FLASH_KDA=0) on the same inputs"

@@ -6,9 +6,10 @@
  * The kernel. --mode decode runs kda_decode (kda_decode.cake, f32 state) or
  * kda_decode_bf16 (kda_decode_bf16.cake), their _lb twins with the lower-bound
  * gate: T = 1 .. 16 tokens for each of B sequences, the state read once and
- * written once. --mode prefill runs kda_recurrent (B sequences of T tokens) or
- * kda_recurrent_varlen (--seqlens: packed sequences, B = 1, through
- * cu_seqlens) from kda_recurrent.cake. --kernel FILE[:NAME] runs another
+ * written once. --mode prefill runs kda_prefill (B sequences of T tokens) or
+ * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens)
+ * from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
+ * is the plain one, through --kernel). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
  * (cake_compile to the lowering, cake_jit once the device is open) and is
@@ -169,8 +170,8 @@ static void pick_kernel(Run *r)
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
 		snprintf(r->name, sizeof r->name, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
 	} else {
-		snprintf(r->file, sizeof r->file, "%s/kda_recurrent.cake", o->dir);
-		snprintf(r->name, sizeof r->name, "kda_recurrent%s%s", o->nseq ? "_varlen" : "", lb);
+		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
+		snprintf(r->name, sizeof r->name, "kda_prefill%s%s", o->nseq ? "_varlen" : "", lb);
 	}
 }
 

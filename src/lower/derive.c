@@ -986,9 +986,10 @@ static void derive_frags(Der *d)
 			f->regs_per_thread = f->mtiles && f->wg_cols % 8 == 0 ? (int)(f->mtiles * f->wg_cols / 2) : 0;
 		} else if (lay[i] == FRAG_ROW) {
 			f->layout = FRAG_ROW;
-			/* rows are split over warpgroups like the accumulator's; an unsplit
-			 * row vector of a multi-warpgroup role has no such layout */
-			f->regs_per_thread = f->mtiles && (fd->split == SPLIT_M || nwg == 1) ? 2 * f->mtiles : 0;
+			/* rows are split over warpgroups like the accumulator's; an unsplit row
+			 * vector of a multi-warpgroup role is replicated: every warpgroup holds
+			 * every row, like the rows of an unsplit or `split n` tile */
+			f->regs_per_thread = f->mtiles ? 2 * f->mtiles : 0;
 		} else if (lay[i] == FRAG_VEC) {
 			/* spread over the role's threads: P = ceil(len / threads) contiguous elements each */
 			f->layout = FRAG_VEC;

@@ -188,8 +188,10 @@ bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
 			sb_printf(out, "%s(%s)", un[i].c, a[0]);
 			return true;
 		}
-	if (!strcmp(n, "min") || !strcmp(n, "max"))
-		sb_printf(out, "%s(%s, %s)", n, a[0], a[1]);
+	if ((!strcmp(n, "min") || !strcmp(n, "max")) && flt && e->type.dt != DT_NONE)
+		sb_printf(out, "%s(%s, %s)", n[1] == 'i' ? "fminf" : "fmaxf", a[0], a[1]);
+	else if (!strcmp(n, "min") || !strcmp(n, "max"))   /* integers of mixed widths (int and a 64-bit let): no overload to pick */
+		sb_printf(out, "((%s) %s (%s) ? (%s) : (%s))", a[0], n[1] == 'i' ? "<" : ">", a[1], a[0], a[1]);
 	else if (!strcmp(n, "abs"))
 		sb_printf(out, "%s(%s)", flt ? "fabsf" : "abs", a[0]);
 	else if (!strcmp(n, "sigmoid"))

@@ -1105,6 +1105,14 @@ static const char *lead_offset(Em *e, const Expr *idx, const Decl *g, int nlead)
 
 /* load FRAG <- G[start +: len]: a row or column vector from a rank-1 global tensor. */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc);
+static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f);
+
+/* The function that turns a loaded element of dtype t into its register value ("" for none:
+ * 16-bit floats are stored as bits). */
+static const char *ctype_to_f(DType t)
+{
+	return t == DT_BF16 ? "bf16lo_f32" : t == DT_F16 ? "f16lo_f32" : "";
+}
 
 static void emit_load(Em *e, Stmt *s, Scope sc)
 {
@@ -1132,37 +1140,35 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 		sm90_vec_load(e, s, f);
 		return;
 	}
-	const char *gname = lower_base_name(src);
-	const Decl *g = NULL;
-	for (int i = 0; gname && i < e->k->ndecls; i++)
-		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
-			g = e->k->decls[i];
-	long long len = -1;
-	int last = g ? g->rank - 1 : 0;
-	const char *lead = g && src && src->kind == E_INDEX && src->nslices == g->rank ? lead_offset(e, src, g, last) : NULL;
-	if (!f || !g || !lead || f->role != e->role || f->layout == FRAG_ACC || f->regs_per_thread == 0 ||
-	    src->slices[last].kind != SL_RANGE || !eval_expr(src->slices[last].len, e->k, NULL, &len) ||
-	    len != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
-		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., start +: len]` of a row- or column-vector fragment (leading point indices, then one range)");
-		diag_set(&d->hint, "2-D loads into fragments are not lowered yet");
+	if (f && f->layout == FRAG_ACC) {
+		emit_load_acc_global(e, s, f);
+		return;
+	}
+	GRef a;
+	bool okref = f && sm90_gref(e, src, &a) && a.nr == 1;
+	const Decl *g = okref ? a.g : NULL;
+	if (!f || !g || f->role != e->role || f->regs_per_thread == 0 || g->dt != f->dt || a.len[0] != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., s +: len, .., j]` of a row- or column-vector fragment (point indices and one range of the vector's length, in any dimension)");
+		diag_set(&d->hint, "a tile goes into a rank-2 fragment: `load F <- G[.., r +: R, .., c +: C]`");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
-	char *start = *lead ? arena_printf(&e->c->arena, "(long long)(%s) + %s", lead, cexpr_p(e, src->slices[last].start))
-	                    : cexpr_p(e, src->slices[last].start);
+	StrBuf sb0 = {0};
+	if (*a.base)
+		sb_printf(&sb0, "%s", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&sb0, "%s%s%s", sb0.len ? " + " : "", a.unit[0] ? "" : "(long long)", a.unit[0] ? a.start[0] :
+		          arena_printf(&e->c->arena, "%s * %s", a.start[0], a.stride[0]));
+	char *start = arena_strdup(&e->c->arena, sb0.len ? sb_str(&sb0) : "0");
+	sb_free(&sb0);
+	const char *stride = a.unit[0] ? NULL : a.stride[0];
 	ir_comment(e, s->span, f->layout == FRAG_COL ? "each thread loads the columns it holds" : "each thread loads the rows it holds");
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
 	/* is the first element's offset provably even (pairs 8-byte aligned)? */
-	long long mult = sm90_known_multiple(e, src->slices[last].start);
-	for (int i = 0; i < last; i++) {
-		long long m = sm90_known_multiple(e, src->slices[i].start);
-		for (int q = i + 1; q < g->rank; q++)
-			m *= sm90_known_multiple(e, g->shape[q]);
-		mult = mult == 0 ? m : m == 0 ? mult : (mult % 2 == 0 && m % 2 == 0 ? 2 : 1);   /* only evenness matters */
-	}
-	if (f->layout == FRAG_COL && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
+	long long mult = sm90_gcd(a.mbase, a.mstart[0]);
+	if (f->layout == FRAG_COL && !stride && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
 		line(e, "const float2 *src_ = (const float2 *)(%s + %s + 2 * (int)(lane_ %% 4u));   /* pairs: 8-byte aligned */", g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; c_ += 2) {", f->regs_per_thread);
@@ -1171,16 +1177,24 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 		line(e, "\t%s[c_ + 1] = v_.y;", f->name);
 		line(e, "}");
 	} else if (f->layout == FRAG_COL) {
-		line(e, "const %s *src_ = %s + %s + 2 * (int)(lane_ %% 4u);", ctype_of(g->dt), g->name, start);
+		const char *wg = (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "";
+		line(e, "const %s *src_ = %s + %s;", ctype_of(g->dt), g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
-		line(e, "\t%s[c_] = src_[8 * (c_ / 2) + c_ %% 2];", f->name);
+		if (stride)
+			line(e, "\t%s[c_] = %s(src_[(long long)(8 * (c_ / 2) + c_ %% 2 + 2 * (int)(lane_ %% 4u)%s) * %s]);", f->name, ctype_to_f(g->dt), wg, stride);
+		else
+			line(e, "\t%s[c_] = %s(src_[8 * (c_ / 2) + c_ %% 2 + 2 * (int)(lane_ %% 4u)%s]);", f->name, ctype_to_f(g->dt), wg);
 	} else {
 		const char *wg = (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "";
-		line(e, "const %s *src_ = %s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, start, wg);
+		line(e, "const %s *src_ = %s + %s;", ctype_of(g->dt), g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
-		line(e, "\t%s[r_] = src_[(r_ / 2) * 64 + (r_ %% 2) * 8];", f->name);
+		const char *row = arena_printf(&e->c->arena, "(r_ / 2) * 64 + (r_ %% 2) * 8 + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u)%s", wg);
+		if (stride)
+			line(e, "\t%s[r_] = %s(src_[(long long)(%s) * %s]);", f->name, ctype_to_f(g->dt), row, stride);
+		else
+			line(e, "\t%s[r_] = %s(src_[%s]);", f->name, ctype_to_f(g->dt), row);
 	}
 	e->ind--;
 	line(e, "}");
@@ -1241,6 +1255,73 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "}");
 	sb_free(&val);
 	return true;
+}
+
+/* load F <- G[.., r +: R, .., c +: C, ..]: a tile of a global tensor into an
+ * accumulator-layout fragment. Point indices and two ranges (the tile's rows, then its
+ * columns) in any dimensions (`Gin[b, c * 64 +: 64, h, :]` reads 64 tokens of one head);
+ * each thread loads the elements it holds (rows w*16 + lane/4 (+8) of every 64-row tile,
+ * column pairs 8j + 2*(lane%4), the warpgroup's part of a split fragment), a pair at a
+ * time when the columns are the innermost dimension and the pair's offset is provably
+ * even, else one element at a time. */
+static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
+{
+	GRef a;
+	bool ok = f->role == e->role && f->regs_per_thread > 0 && sm90_gref(e, s->src, &a) && a.nr == 2 && a.g->dt == f->dt &&
+	          a.len[0] == f->rows && a.len[1] == f->cols && (f->dt == DT_BF16 || f->dt == DT_F16 || f->dt == DT_F32 || f->dt == DT_I32);
+	if (!ok) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "a load into accumulator-layout fragment '%s' is lowered for sm_90a from a global bf16, f16, f32 or i32 tensor of its dtype as `G[.., r +: %lld, .., c +: %lld, ..]`: point indices and two ranges covering the fragment's rows and columns",
+		                 f->name, f->rows, f->cols);
+		diag_set(&d->resource, "%s", f->name);
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	long long half = f->wg_cols / 2;
+	int esz = dtype_size(a.g->dt);
+	long long mult = sm90_gcd(sm90_gcd(a.mbase, a.mstart[0] * a.mstride[0]), sm90_gcd(a.mstride[0], a.mstart[1]));
+	bool pair = a.unit[1] && mult % 2 == 0;
+	StrBuf o = {0};
+	if (*a.base)
+		sb_printf(&o, "%s + ", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&o, "(long long)%s * %s + ", a.start[0], a.stride[0]);
+	if (strcmp(a.start[1], "0"))
+		sb_printf(&o, "%s%s + ", a.unit[1] ? "" : "(long long)", a.unit[1] ? a.start[1] : arena_printf(&e->c->arena, "%s * %s", a.start[1], a.stride[1]));
+	sb_puts(&o, "0");
+	ir_comment(e, s->span, pair ? "each thread loads its accumulator-layout pairs (adjacent columns, one access each)"
+	                            : "each thread loads its accumulator-layout elements");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const %s *src_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
+	sb_free(&o);
+	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
+	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
+	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
+	const char *col = a.unit[1] ? "(col0_ + 8 * j_)" : arena_printf(&e->c->arena, "(long long)(col0_ + 8 * j_) * %s", a.stride[1]);
+	line(e, "\tconst %s *p_ = src_ + (long long)(row0_ + mt_ * 64 + 8 * h_) * %s + %s;", ctype_of(a.g->dt), a.stride[0], col);
+	if (pair && esz == 4) {
+		line(e, "\tconst uint2 v_ = *(const uint2 *)p_;   /* 8-byte aligned: the offset is even */");
+		line(e, "\t%s[a_] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.x)" : "(int)v_.x");
+		line(e, "\t%s[a_ + 1] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.y)" : "(int)v_.y");
+	} else if (pair) {
+		const char *cv = a.g->dt == DT_BF16 ? "bf16" : "f16";
+		line(e, "\tconst u32 v_ = *(const u32 *)p_;   /* 4-byte aligned: the offset is even */");
+		line(e, "\t%s[a_] = %slo_f32(v_);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %shi_f32(v_);", f->name, cv);
+	} else {
+		const char *cv = ctype_to_f(a.g->dt);
+		const char *next = a.unit[1] ? "1" : a.stride[1];
+		line(e, "\t%s[a_] = %s(p_[0]);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %s(p_[%s]);", f->name, cv, next);
+	}
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
 }
 
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
@@ -1579,7 +1660,8 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 			return;
 		}
 		ir_comment(e, s->span, "scatter: one lane of each quad adds its rows' values");
-		line(e, "if (threadIdx.x %% 4u == 0u) {");
+		/* a replicated (unsplit) index in a multi-warpgroup role: one warpgroup adds */
+		line(e, "if (threadIdx.x %% 4u == 0u%s) {", ix->split != SPLIT_M && r->nwg > 1 ? " && role_wg == 0u" : "");
 		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", ix->regs_per_thread);
 		line(e, "\t\tconst int row_ = (int)%s[r_];", ix->name);
@@ -1630,7 +1712,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	line(e, "\t}");
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
 	line(e, "\tconst int row_ = (int)%s[mt_ * 2 + h_];", ix->name);
-	line(e, "\tif ((unsigned)row_ < (unsigned)%s) {", rows);
+	line(e, "\tif ((unsigned)row_ < (unsigned)%s%s) {", rows, ix->split != SPLIT_M && r->nwg > 1 && f->split != SPLIT_N ? " && role_wg == 0u" : "");
 	line(e, "\t\t%s *const p = col_ + (long long)row_ * %s + 8 * j_;", ct, cexpr_p(e, g->shape[nl + 1]));
 	if (v2)
 		line(e, "\t\tred_add_v2_f32(p, v_[0], v_[1]);");

@@ -129,6 +129,25 @@ bool sm90_read_only(const Em *e, const char *name);
 void sm90_point_offset(Em *e, StrBuf *o, const Expr *x, const Decl *g, int npoints);
 long long sm90_gcd(long long a, long long b);
 
+/* A global reference G[..] whose slices are point indices and at most two ranges
+ * (`s +: n` or `:`), in any dimensions: the pieces of its element offset. */
+typedef struct GRef {
+	const Decl *g;
+	int nr;                     /* ranged dimensions, 0..2, outermost first */
+	int rdim[2];                /* their indices */
+	long long len[2];
+	const char *start[2];       /* C text of the starts ("0") */
+	long long mstart[2];        /* provable multiples (0: the start is 0) */
+	const char *stride[2];      /* element strides of the ranged dimensions (C text) */
+	long long mstride[2];
+	bool unit[2];               /* the innermost dimension (stride 1) */
+	const char *base;           /* element offset of the point indices ("" when none) */
+	long long mbase;            /* its provable multiple (0: it is 0) */
+} GRef;
+/* False when x is not such a reference (a scatter index, more than two ranges, a
+ * dtype the plain accesses do not move). */
+bool sm90_gref(Em *e, const Expr *x, GRef *r);
+
 /* ---- sm90_tile.c: thread tiles (FRAG_TILE) and their vectors (FRAG_TROW, FRAG_TCOL) ---- */
 
 /* C text of the tile row held at register row index `i` (a C expression) of f's role. */

@@ -60,7 +60,7 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		mkdir -p "$T/dump"
 		run kda --mode prefill --seqlens 30,20 --shape H=2 --lower-bound -5 \
 			--iters 2 --check-heads 4 --format=json --dump "$T/dump"
-		expect "kda prefill on the fake driver, json" 1 out '"kernel":"kda_recurrent_varlen_lb"' out '"ok":false' out '"method":"events"'
+		expect "kda prefill on the fake driver, json" 1 out '"kernel":"kda_prefill_varlen_lb"' out '"ok":false' out '"method":"events"'
 		if json_valid "kda json" "$T/out" && json_valid "kda meta.json" "$T/dump/meta.json" && [ -f "$T/dump/Cu.bin" ] &&
 		   [ "$(wc -c <"$T/dump/Q.bin")" -eq $((50 * 2 * 128 * 2)) ] && [ "$(wc -c <"$T/dump/SN.bin")" -eq $((2 * 2 * 128 * 128 * 4)) ]; then
 			ok "kda --dump writes every tensor and meta.json"

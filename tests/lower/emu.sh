@@ -75,6 +75,11 @@ run $D/kda_recurrent.cake kda_recurrent 0 2 40 1 2 0 0 0 6
 run $D/kda_recurrent.cake kda_recurrent_lb 0 1 33 2 1 0 -3 0 7
 run $D/kda_recurrent.cake kda_recurrent_varlen 0 1 60 2 4 1 0 0 8
 run $D/kda_recurrent.cake kda_recurrent_varlen_lb 0 1 45 1 3 1 -4 0 9
+run $D/kda_prefill.cake kda_prefill 0 2 37 2 2 0 0 0 13
+run $D/kda_prefill.cake kda_prefill 0 1 1 1 1 0 0 0 14            # one token: the clamped next index
+run $D/kda_prefill.cake kda_prefill_lb 0 1 29 1 1 0 -5 0 15
+run $D/kda_prefill.cake kda_prefill_varlen 0 1 70 2 5 1 0 0 16
+run $D/kda_prefill.cake kda_prefill_varlen_lb 0 1 40 1 4 1 -2 0 17
 # the generic thread-tile primitives (colsum, sum of row vectors and tiles, row_idx/col_idx)
 d=$TMP/tile_ops
 mkdir -p "$d"
