@@ -731,13 +731,17 @@ static void lay_set(LayQ *q, int f, int l)
 	}
 }
 
+static void lay_push_reads(LayQ *q, const Expr *x, int l);
+
 /* Evidence inside an expression: rows(v), cols(v). */
 static void lay_expr(LayQ *q, const Expr *x)
 {
 	if (!x)
 		return;
-	if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0))
+	if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0)) {
 		lay_set(q, frag_num(q, x->args[0]), x->name[0] == 'r' ? FRAG_ROW : FRAG_COL);
+		lay_push_reads(q, x->args[0], x->name[0] == 'r' ? FRAG_ROW : FRAG_COL);   /* rows(f32(z)): z too */
+	}
 	lay_expr(q, x->lhs);
 	lay_expr(q, x->rhs);
 	for (int i = 0; i < x->nargs; i++)

@@ -657,6 +657,7 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 		long long want = c->n ? c->n : c->ref ? c->ref->rows : -1;   /* the length a tile vector must have */
 		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
 		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols) ||
+		    (f->layout == FRAG_ROW && c->ref && c->ref->layout == FRAG_ACC && f->mtiles != c->ref->mtiles) ||
 		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role)) ||
 		    (f->layout == FRAG_TILE && c->ref && (f->rows != c->ref->rows || f->cols != c->ref->cols)) ||
 		    ((f->layout == FRAG_TROW || f->layout == FRAG_TCOL) && want >= 0 && f->rows != want)) {
@@ -735,6 +736,13 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			/* a broadcast over a thread tile: the vector expression at the element's row (i_) or column (j_) */
 			bool r = n[0] == 'r';
 			Fx sub = {r ? FRAG_TROW : FRAG_TCOL, NULL, r ? "i_" : "j_", r ? c->ref->rows : c->ref->cols};
+			return fx_emit(e, o, x->args[0], &sub);
+		}
+		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1 && c->lay == FRAG_ACC && c->ref && !frag_of(e, x->args[0])) {
+			/* a broadcast of a vector expression over an accumulator tile: the expression at the
+			 * element's row (mt_, h_) or column pair (j_, e_) */
+			bool r = n[0] == 'r';
+			Fx sub = {r ? FRAG_ROW : FRAG_COL, c->ref, r ? "mt_ * 2 + h_" : "2 * j_ + e_", 0};
 			return fx_emit(e, o, x->args[0], &sub);
 		}
 		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1) {
@@ -1303,21 +1311,21 @@ static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
 	const char *col = a.unit[1] ? "(col0_ + 8 * j_)" : arena_printf(&e->c->arena, "(long long)(col0_ + 8 * j_) * %s", a.stride[1]);
-	line(e, "\tconst %s *p_ = src_ + (long long)(row0_ + mt_ * 64 + 8 * h_) * %s + %s;", ctype_of(a.g->dt), a.stride[0], col);
+	line(e, "\tconst %s *at_ = src_ + (long long)(row0_ + mt_ * 64 + 8 * h_) * %s + %s;", ctype_of(a.g->dt), a.stride[0], col);
 	if (pair && esz == 4) {
-		line(e, "\tconst uint2 v_ = *(const uint2 *)p_;   /* 8-byte aligned: the offset is even */");
+		line(e, "\tconst uint2 v_ = *(const uint2 *)at_;   /* 8-byte aligned: the offset is even */");
 		line(e, "\t%s[a_] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.x)" : "(int)v_.x");
 		line(e, "\t%s[a_ + 1] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.y)" : "(int)v_.y");
 	} else if (pair) {
 		const char *cv = a.g->dt == DT_BF16 ? "bf16" : "f16";
-		line(e, "\tconst u32 v_ = *(const u32 *)p_;   /* 4-byte aligned: the offset is even */");
+		line(e, "\tconst u32 v_ = *(const u32 *)at_;   /* 4-byte aligned: the offset is even */");
 		line(e, "\t%s[a_] = %slo_f32(v_);", f->name, cv);
 		line(e, "\t%s[a_ + 1] = %shi_f32(v_);", f->name, cv);
 	} else {
 		const char *cv = ctype_to_f(a.g->dt);
 		const char *next = a.unit[1] ? "1" : a.stride[1];
-		line(e, "\t%s[a_] = %s(p_[0]);", f->name, cv);
-		line(e, "\t%s[a_ + 1] = %s(p_[%s]);", f->name, cv, next);
+		line(e, "\t%s[a_] = %s(at_[0]);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %s(at_[%s]);", f->name, cv, next);
 	}
 	line(e, "}");
 	e->ind--;

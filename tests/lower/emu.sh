@@ -8,7 +8,8 @@
 # coroutines, shuffles and named barriers emulated), tests/lower/kda_emu.c writes
 # seeded inputs (NaN-poisoned outputs), the driver runs the grid, and kda_emu
 # checks O and the final states against the float64 recurrence with the family's
-# tolerance (and tests/corpus/good/tile_ops.cake against tests/lower/tile_emu.c). So the thread-tile layouts, shuffle trees and index arithmetic of the
+# tolerance (and tests/corpus/good/tile_ops.cake against tests/lower/tile_emu.c,
+# tests/corpus/good/acc_global_loads.cake against tests/lower/acc_emu.c). So the thread-tile layouts, shuffle trees and index arithmetic of the
 # generated code are executed and checked, not just compiled. A deliberately
 # broken kernel (the decay dropped) must fail. Skipped with a note when g++ is
 # missing. The last line is "N passed, N failed".
@@ -33,7 +34,7 @@ case "$CAKE" in
 esac
 [ -f "$LIB" ] || LIB=build/rel/libcake.a
 [ -f "$LIB" ] || { echo "FAIL: no libcake.a (build first)"; echo "0 passed, 1 failed"; exit 1; }
-for t in kda_emu tile_emu; do
+for t in kda_emu tile_emu acc_emu; do
 	cc -std=c11 -D_GNU_SOURCE -O1 $SANF -Isrc -o "$TMP/$t" tests/lower/$t.c "$LIB" -lm -lpthread || {
 		echo "FAIL: tests/lower/$t.c does not build"; echo "0 passed, 1 failed"; exit 1; }
 done
@@ -89,6 +90,16 @@ if "$CAKE" build tests/corpus/good/tile_ops.cake --emit=cuda -o "$d/k.cu" 2>"$d/
 	ok "tile_ops N=64: $(cat "$d/chk")"
 else
 	bad "tile_ops N=64: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
+fi
+# global loads into accumulator-layout fragments (split n, strided rows, a replicated row vector)
+d=$TMP/acc_loads
+mkdir -p "$d"
+if "$CAKE" build tests/corpus/good/acc_global_loads.cake --emit=cuda -o "$d/k.cu" 2>"$d/err" && python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" &&
+   g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" && "$TMP/acc_emu" gen "$d" 2 3 7 && "$d/drv" "$d" B=2 H=3 >"$d/run" 2>&1 &&
+   "$TMP/acc_emu" check "$d" 2 3 7 >"$d/chk" 2>&1; then
+	ok "acc_global_loads B=2 H=3: $(cat "$d/chk")"
+else
+	bad "acc_global_loads B=2 H=3: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
 fi
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1

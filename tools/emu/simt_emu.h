@@ -37,6 +37,9 @@ typedef uint16_t bf16_t;
 typedef uint16_t f16_t;
 
 struct dim3e { unsigned x, y, z; };
+struct uint2 { u32 x, y; };
+struct float2 { float x, y; };
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 namespace emu {
 struct Thread {
@@ -164,6 +167,16 @@ static inline void fence_proxy_async() {}
 static inline void mbar_init(u32, u32) {}
 static inline float bf16lo_f32(u32 v) { return __uint_as_float(v << 16); }
 static inline float bf16hi_f32(u32 v) { return __uint_as_float(v & 0xffff0000u); }
+static inline float f16lo_f32(u32 v)
+{
+	u32 h = v & 0xffffu, s = (h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+	if (e == 0)
+		return (s ? -1.0f : 1.0f) * ldexpf((float)m, -24);
+	if (e == 31)
+		return __uint_as_float(s | 0x7f800000u | (m << 13));
+	return __uint_as_float(s | ((e + 112) << 23) | (m << 13));
+}
+static inline float f16hi_f32(u32 v) { return f16lo_f32(v >> 16); }
 static inline bf16_t bf16_bits(float x)
 {
 	u32 u = __float_as_uint(x);
