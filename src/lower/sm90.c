@@ -1390,6 +1390,78 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	line(e, "}");
 }
 
+/* store buf[:, :] <- expr over accumulator-layout fragments: the whole tile into a shared
+ * buffer of its shape (the current stage of a ring buffer), in the buffer's dtype and with
+ * its swizzle (the same 16-byte-chunk XOR as the loads undo): each thread writes its pairs
+ * of adjacent columns, one 4-byte store for 16-bit types, 8 bytes for f32. This is how
+ * values born in registers become wgmma B operands (after `fence proxy_async` and `sync`). */
+static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f, Scope sc)
+{
+	int bi = plan_buffer_index(e->p, lower_base_name(s->dst));
+	const PlanBuffer *b = bi >= 0 ? &e->p->buffers[bi] : NULL;
+	const Expr *dst = s->dst;
+	bool whole = b && (dst->kind == E_IDENT || dst->kind == E_INDEX);
+	for (int i = 0; whole && dst->kind == E_INDEX && i < dst->nslices; i++) {
+		const Slice *sl = &dst->slices[i];
+		long long st = -1, ln = -1;
+		if (sl->kind == SL_ALL)
+			continue;
+		whole = i < b->rank && sl->kind == SL_RANGE && eval_expr(sl->start, e->k, NULL, &st) && eval_expr(sl->len, e->k, NULL, &ln) && st == 0 &&
+		        ln == b->shape[i];
+	}
+	if (!whole || b->rank != 2 || b->shape[0] != f->rows || b->shape[1] != f->cols || f->role != e->role || f->regs_per_thread == 0 ||
+	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32) || (cast != DT_NONE && cast != b->dt)) {
+		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only as the whole tile (`store buf[:, :] <- [cast(]expr[)]`) into a bf16, f16 or f32 buffer of the value's shape, in the buffer's dtype");
+		return;
+	}
+	Fx c = {FRAG_ACC, f, NULL, 0};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	int mask = b->swizzle == SWZ_128B ? 7 : b->swizzle == SWZ_64B ? 3 : b->swizzle == SWZ_32B ? 1 : 0;
+	int esz = dtype_size(b->dt);
+	long long half = f->wg_cols / 2;
+	char *addr = buf_addr(e, bi, sc, s->span);
+	ir_comment(e, s->span, mask ? "each thread writes its accumulator-layout pairs, swizzled" : "each thread writes its accumulator-layout pairs");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 base_ = %s;", addr);
+	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
+	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
+	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tfloat v_[2];");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int q_ = 0; q_ < 2; ++q_) {");
+	line(e, "\t\tconst int a_ = 2 * p_ + q_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2, e_ = a_ %% 2;", half, half);
+	line(e, "\t\t(void)mt_; (void)j_; (void)h_; (void)e_;");
+	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
+	line(e, "\t}");
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
+	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	if (mask)
+		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
+	else
+		line(e, "\tconst u32 so_ = o_;");
+	if (esz == 2)
+		line(e, "\tst_shared_u32(base_ + so_, %s(v_[0], v_[1]));", b->dt == DT_BF16 ? "pack_bf16x2" : "pack_f16x2");
+	else {
+		line(e, "\tst_shared_u32(base_ + so_, __float_as_uint(v_[0]));");
+		line(e, "\tst_shared_u32(base_ + so_ + 4u, __float_as_uint(v_[1]));");
+	}
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	e->need_gmem = true;   /* st_shared_u32 lives with the SIMT helpers */
+	sb_free(&val);
+}
+
 /* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
  * point indices, the last two dims covering exactly the fragment's tile. With
  * `atomic` (atomic_add of a whole tile into an f32 G, as split-K does) each
@@ -1500,6 +1572,11 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 			sm90_vec_scatter_store(e, s, src, cast, ix);
 			return;
 		}
+	}
+	const PlanFrag *af = find_layout(e, src, FRAG_ACC);
+	if (af && sm90_vec_is_smem(e, s->dst)) {   /* an accumulator-layout tile into a shared buffer */
+		emit_store_smem_acc(e, s, src, cast, af, sc);
+		return;
 	}
 	const PlanFrag *vf = find_layout(e, src, FRAG_VEC);
 	if (sm90_vec_is_smem(e, s->dst)) {   /* a thread vector into a shared buffer */

@@ -4,6 +4,8 @@
  *
  *   acc_emu gen   DIR B H SEED     write X, Y, Z and NaN-poisoned outputs
  *   acc_emu check DIR B H SEED     compare OutA = 2 X, OutT = Y[:, :, 1] + Z[:, :, 1], OutZ = 3 Z[:, :, 1]
+ *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
+ *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1
  */
 #include "family/oracle.h"
 
@@ -33,8 +35,39 @@ static float *rd(const char *dir, const char *n, size_t cnt)
 	return p;
 }
 
+static int smem_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t n = (size_t)(B * 128 * 64);
+	float *X = malloc(4 * n);
+	for (size_t i = 0; i < n; i++)
+		X[i] = (float)((double)(oracle_splitmix64(&st) >> 11) / (double)(1ull << 53) * 2 - 1);
+	int bad = 0;
+	if (!strcmp(argv[1], "gen-smem")) {
+		wr(dir, "X", X, 4 * n);
+		float *nan = malloc(4 * n);
+		memset(nan, 0xff, 4 * n);
+		wr(dir, "OutB", nan, 4 * n), wr(dir, "OutC", nan, 4 * n);
+		free(nan);
+	} else {
+		float *Ob = rd(dir, "OutB", n), *Oc = rd(dir, "OutC", n);
+		for (size_t i = 0; i < n; i++)
+			bad += Ob[i] != oracle_bf16_to_f32(oracle_f32_to_bf16(2 * X[i])) || Oc[i] != 3 * X[i] + 1;
+		printf("acc_smem_roundtrip: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+		free(Ob), free(Oc);
+	}
+	free(X);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-smem"))
+		return smem_case(argc, argv);
 	if (argc < 6)
 		return 2;
 	const char *dir = argv[2];

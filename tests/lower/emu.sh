@@ -101,6 +101,16 @@ if "$CAKE" build tests/corpus/good/acc_global_loads.cake --emit=cuda -o "$d/k.cu
 else
 	bad "acc_global_loads B=2 H=3: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
 fi
+# accumulator-layout tiles through shared memory (a swizzled bf16 buffer, a plain f32 one)
+d=$TMP/acc_smem
+mkdir -p "$d"
+if "$CAKE" build tests/corpus/good/acc_smem_roundtrip.cake --emit=cuda -o "$d/k.cu" 2>"$d/err" && python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" &&
+   g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" && "$TMP/acc_emu" gen-smem "$d" 2 5 && "$d/drv" "$d" B=2 >"$d/run" 2>&1 &&
+   "$TMP/acc_emu" check-smem "$d" 2 5 >"$d/chk" 2>&1; then
+	ok "acc_smem_roundtrip B=2: $(cat "$d/chk")"
+else
+	bad "acc_smem_roundtrip B=2: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
+fi
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

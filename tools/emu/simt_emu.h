@@ -160,8 +160,12 @@ static inline u32 __float_as_uint(float f) { u32 u; memcpy(&u, &f, 4); return u;
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
-/* the Cake prelude's helpers that SIMT kernels use */
+/* the Cake prelude's helpers that SIMT kernels use; shared memory is one CTA-wide array
+ * addressed by the u32 offsets the generated code computes from smem_u32() = 0 */
+static unsigned char emu_smem[256 << 10];
 static inline u32 smem_u32(const void *) { return 0; }
+static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_smem + a, 4); return v; }
+static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_smem + a, &v, 4); }
 static inline void fence_mbarrier_init() {}
 static inline void fence_proxy_async() {}
 static inline void mbar_init(u32, u32) {}
