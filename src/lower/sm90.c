@@ -1012,6 +1012,88 @@ static void emit_row_reduce(Em *e, Stmt *s, const PlanFrag *dst, const PlanFrag 
 	emit_reduce_into(e, s->src, dst->name, dst->dt, dst->mtiles, dsti ? dsti->name : NULL, s->span);
 }
 
+/* dst = colsum/colmax(acc-expr): a column vector (index 2j + e holds column 8j + 2(lane%4) + e)
+ * from an accumulator-layout expression. Per thread over its rows (2 per 64-row tile), then
+ * xor shuffles over lanes 4, 8, 16 (the 8 lanes that hold the same columns), then across the
+ * warps holding other rows of the same columns through a __shared__ [warps][columns] array
+ * between two named barriers over the role: the warpgroup's 4 warps, or every warp of the
+ * role for a `split m` tile. */
+static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	const Expr *call = s->src;
+	bool isSum = is_call(call, "colsum");
+	const PlanFrag *ref = call->nargs == 1 ? find_acc(e, call->args[0]) : NULL;
+	const PlanRole *r = &e->p->roles[e->role];
+	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || ref->split == SPLIT_N || dst->wg_cols != ref->wg_cols ||
+	    dst->regs_per_thread != ref->wg_cols / 4) {
+		refuse(e, s->span, "CK-LOW-002", "%s is lowered for sm_90a over an accumulator-layout expression of this role (not `split n`) into a column vector of its columns", call->name);
+		return;
+	}
+	Fx c = {FRAG_ACC, ref, NULL, 0};
+	StrBuf el = {0};
+	if (!fx_emit(e, &el, call->args[0], &c)) {
+		sb_free(&el);
+		return;
+	}
+	DType dt = dst->dt;
+	const char *ty = ftype_of(dt);
+	bool flt = dt == DT_F32 || dt == DT_BF16 || dt == DT_F16;
+	const char *op = isSum ? "+" : NULL;
+	const char *mx = flt ? "fmaxf" : "max";
+	int n = dst->regs_per_thread, id = e->nscan++, ri = (int)(r - e->p->roles);
+	bool all_warps = ref->split == SPLIT_M && r->nwg > 1;   /* the role's warps hold different rows */
+	int W = all_warps ? r->nwarps : 4;
+	ir_comment(e, s->span, arena_printf(&e->c->arena, "per thread over its rows, the 8 lanes of a column pair (shuffles), then %d warps (shared memory)", W));
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "%s v_[%d];", ty, n);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_)", n);
+	line(e, "\tv_[c_] = %s;", isSum ? (flt ? "0.0f" : "0") : (flt ? "-__int_as_float(0x7f800000)" : "(-0x7fffffff - 1)"));
+	line(e, "#pragma unroll");
+	line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
+	acc_decode(e, ref);
+	line(e, "\tconst %s x_ = %s;", ty, sb_str(&el));
+	if (op)
+		line(e, "\tv_[2 * j_ + e_] += x_;");
+	else
+		line(e, "\tv_[2 * j_ + e_] = %s(v_[2 * j_ + e_], x_);", mx);
+	line(e, "}");
+	line(e, "#pragma unroll");
+	line(e, "for (int o_ = 4; o_ < 32; o_ <<= 1)   /* the lanes holding the same columns */");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_) {", n);
+	line(e, "\t\tconst %s w_ = __shfl_xor_sync(0xffffffffu, v_[c_], o_);", ty);
+	if (op)
+		line(e, "\t\tv_[c_] += w_;");
+	else
+		line(e, "\t\tv_[c_] = %s(v_[c_], w_);", mx);
+	line(e, "\t}");
+	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
+	const char *w0 = all_warps ? "0" : arena_printf(&e->c->arena, "(%s / 4 * 4)", wr);
+	line(e, "__shared__ %s cs%d_[%d][%lld];   /* per warp of role %s: its column totals */", ty, id, r->nwarps, ref->wg_cols, r->name);
+	line(e, "if (lane_ < 4u)");
+	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", n);
+	line(e, "\t\tcs%d_[%s][8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = v_[c_];", id, wr);
+	line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_) {", n);
+	line(e, "\tconst int col_ = 8 * (c_ / 2) + 2 * (int)(lane_ %% 4u) + c_ %% 2;");
+	line(e, "\t%s t_ = cs%d_[%s][col_];", ty, id, w0);
+	line(e, "\tfor (int w_ = 1; w_ < %d; ++w_)", W);
+	if (op)
+		line(e, "\t\tt_ += cs%d_[%s + w_][col_];", id, w0);
+	else
+		line(e, "\t\tt_ = %s(t_, cs%d_[%s + w_][col_]);", mx, id, w0);
+	line(e, "\t%s[c_] = t_;", dst->name);
+	line(e, "}");
+	line(e, "named_bar_sync(%du, %du);   /* the array is free again (a reduction in a loop) */", ri + 1, r->nthreads);
+	e->ind--;
+	line(e, "}");
+	sb_free(&el);
+}
+
 /* Collect row reductions nested in x (not x itself) for precomputation. */
 static void find_nested_reductions(Em *e, const Expr *x, bool top)
 {
@@ -1073,6 +1155,10 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		}
 		ir_comment(e, s->span, NULL);
 		sm90_tile_reduce(e, x, d0->name, d0->dt, tile_of_role(e), false, s->span);
+		return;
+	}
+	if (s->nlhs == 1 && d0->layout == FRAG_COL && (is_call(x, "colsum") || is_call(x, "colmax"))) {
+		emit_col_reduce(e, s, d0);
 		return;
 	}
 	if (red) {
@@ -1223,6 +1309,47 @@ static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 	for (int i = 0; !r && i < x->nargs; i++)
 		r = find_layout(e, x->args[i], lay);
 	return r;
+}
+
+/* store G[.., s +: n, ..] <- expr over column vectors (index 2j + e holds column
+ * 8j + 2(lane%4) + e): the first quad of the role's first warp writes (every warpgroup holds
+ * the same columns). */
+static bool emit_store_cols(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, DType cast)
+{
+	GRef a;
+	if (!sm90_gref(e, s->dst, &a) || a.nr != 1 || a.len[0] != f->wg_cols || f->role != e->role || f->regs_per_thread == 0 ||
+	    f->split == SPLIT_N || (cast != DT_NONE && cast != a.g->dt)) {
+		refuse(e, s->span, "CK-LOW-011", "a store of a column-vector expression over '%s' is lowered for sm_90a as `G[.., s +: %lld, ..]` (point indices and one range of its length) into a global tensor of its own dtype",
+		       f->name, f->wg_cols);
+		return false;
+	}
+	Fx c = {FRAG_COL, f, NULL, 0};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return false;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	const char *conv = a.g->dt == DT_BF16 ? "bf16_bits" : a.g->dt == DT_F16 ? "f16_bits" : arena_printf(&e->c->arena, "(%s)", ctype_of(a.g->dt));
+	StrBuf o = {0};
+	if (*a.base)
+		sb_printf(&o, "%s + ", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&o, "(long long)%s * %s + ", a.start[0], a.stride[0]);
+	sb_puts(&o, "0");
+	ir_comment(e, s->span, "the first quad of the role's first warp stores the columns it holds");
+	line(e, "if (threadIdx.x - %du < 4u) {", (unsigned)r->thread_lo);
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "%s *dst_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
+	sb_free(&o);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
+	line(e, "\tdst_[(long long)(8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2) * %s] = %s(%s);", a.stride[0], conv, sb_str(&val));
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	return true;
 }
 
 /* store G[start +: len] <- expr over row vectors, into a rank-1 global tensor. */
@@ -1591,6 +1718,11 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	}
 	if (vf) {
 		sm90_vec_store(e, s, src, cast, vf);
+		return;
+	}
+	const PlanFrag *colf = !af && !find_layout(e, src, FRAG_ROW) ? find_layout(e, src, FRAG_COL) : NULL;
+	if (g && colf) {
+		emit_store_cols(e, s, src, colf, cast);
 		return;
 	}
 	if (g && s->dst && s->dst->kind == E_INDEX && s->dst->nslices == g->rank &&

@@ -5,8 +5,10 @@
  *   acc_emu gen   DIR B H SEED     write X, Y, Z and NaN-poisoned outputs
  *   acc_emu check DIR B H SEED     compare OutA = 2 X, OutT = Y[:, :, 1] + Z[:, :, 1], OutZ = 3 Z[:, :, 1]
  *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
- *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1
+ *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1, Cs = column sums of X,
+ *                                  Cm = column maxima of 3 X
  */
+#include <math.h>
 #include "family/oracle.h"
 
 #include <stdio.h>
@@ -52,13 +54,25 @@ static int smem_case(int argc, char **argv)
 		float *nan = malloc(4 * n);
 		memset(nan, 0xff, 4 * n);
 		wr(dir, "OutB", nan, 4 * n), wr(dir, "OutC", nan, 4 * n);
+		wr(dir, "Cs", nan, 4 * (size_t)(B * 64)), wr(dir, "Cm", nan, 4 * (size_t)(B * 64));
 		free(nan);
 	} else {
 		float *Ob = rd(dir, "OutB", n), *Oc = rd(dir, "OutC", n);
 		for (size_t i = 0; i < n; i++)
 			bad += Ob[i] != oracle_bf16_to_f32(oracle_f32_to_bf16(2 * X[i])) || Oc[i] != 3 * X[i] + 1;
+		float *Cs = rd(dir, "Cs", (size_t)(B * 64)), *Cm = rd(dir, "Cm", (size_t)(B * 64));
+		for (long long b = 0; b < B; b++)
+			for (int c = 0; c < 64; c++) {
+				double sum = 0, abs = 0, mx = -INFINITY;
+				for (int r = 0; r < 128; r++) {
+					double x = X[(b * 128 + r) * 64 + c];
+					sum += x, abs += fabs(x);
+					mx = fmax(mx, (double)(3 * X[(b * 128 + r) * 64 + c]));
+				}
+				bad += !(fabs(Cs[b * 64 + c] - sum) <= 1e-5 * abs) || Cm[b * 64 + c] != (float)mx;
+			}
 		printf("acc_smem_roundtrip: %d bad elements%s\n", bad, bad ? " FAIL" : "");
-		free(Ob), free(Oc);
+		free(Ob), free(Oc), free(Cs), free(Cm);
 	}
 	free(X);
 	return bad ? 1 : 0;
