@@ -1618,8 +1618,21 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 			ok = false;
 		}
 	}
+	const char *base = NULL, *ld = NULL;
+	GRef a;
+	if ((!ok || len[0] != f->rows || len[1] != f->cols) && f && f->role == e->role && f->regs_per_thread > 0 && (cast == DT_NONE || cast == out) &&
+	    (out == DT_BF16 || out == DT_F16 || out == DT_F32) && sm90_gref(e, s->dst, &a) && a.nr == 2 && a.unit[1] && a.len[0] == f->rows &&
+	    a.len[1] == f->cols) {
+		/* the tile's rows and columns in other dimensions (`O[b, c * 64 +: 64, h, :]`): the row
+		 * stride is the product of the later extents, the columns innermost */
+		ok = true;
+		len[0] = a.len[0], len[1] = a.len[1];
+		start[0] = a.start[0], start[1] = a.start[1];
+		base = *a.base ? arena_printf(&e->c->arena, "(%s)", a.base) : "";
+		ld = arena_printf(&e->c->arena, "(%s)", a.stride[0]);
+	}
 	if (!ok || len[0] != f->rows || len[1] != f->cols) {
-		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (leading point indices, then the tile's rows and columns) of a bf16, f16 or f32 tensor",
+		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (point indices and the tile's rows and columns, the columns innermost) of a bf16, f16 or f32 tensor",
 		       g->name);
 		return;
 	}
@@ -1629,9 +1642,11 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		sb_free(&val);
 		return;
 	}
-	const char *base = lead_offset(e, s->dst, g, r - 2);   /* checked to be point indices above */
+	if (!base)
+		base = lead_offset(e, s->dst, g, r - 2);   /* checked to be point indices above */
 	const PlanRole *ro = &e->p->roles[e->role];
-	char *ld = cexpr_p(e, g->shape[r - 1]);
+	if (!ld)
+		ld = cexpr_p(e, g->shape[r - 1]);
 	long long half = f->wg_cols / 2;
 	ir_comment(e, s->span, "accumulator layout: rows warp*16 + lane/4 (+8), column pairs 8j + 2*(lane%4)");
 	line(e, "{");

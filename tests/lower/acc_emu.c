@@ -3,7 +3,8 @@
  * CPU emulator (tests/lower/emu.sh): global loads into accumulator-layout fragments.
  *
  *   acc_emu gen   DIR B H SEED     write X, Y, Z and NaN-poisoned outputs
- *   acc_emu check DIR B H SEED     compare OutA = 2 X, OutT = Y[:, :, 1] + Z[:, :, 1], OutZ = 3 Z[:, :, 1]
+ *   acc_emu check DIR B H SEED     compare OutA = 2 X, OutT = Y[:, :, 1] + Z[:, :, 1], OutZ = 3 Z[:, :, 1],
+ *                                  OutY[:, :, 0] = Y[:, :, 1], OutY[:, :, 1] = 2 Y[:, :, 1]
  *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
  *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1, Cs = column sums of X,
  *                                  Cm = column maxima of 3 X
@@ -100,20 +101,25 @@ int main(int argc, char **argv)
 		float *nan = malloc(4 * nx);
 		memset(nan, 0xff, 4 * nx);
 		wr(dir, "OutA", nan, 4 * nx), wr(dir, "OutT", nan, 4 * (size_t)(B * 64 * 128)), wr(dir, "OutZ", nan, 4 * (size_t)(B * 64));
+		wr(dir, "OutY", nan, 4 * (size_t)(B * 64 * 2 * 128));
 		free(nan);
 	} else {
 		float *A = rd(dir, "OutA", nx), *T = rd(dir, "OutT", (size_t)(B * 64 * 128)), *Zo = rd(dir, "OutZ", (size_t)(B * 64));
+		float *Yo = rd(dir, "OutY", (size_t)(B * 64 * 2 * 128));
 		for (size_t i = 0; i < nx; i++)
 			bad += A[i] != 2 * X[i];
 		for (long long b = 0; b < B; b++)
 			for (int r = 0; r < 64; r++) {
 				float z = oracle_bf16_to_f32(Z[(b * 64 + r) * H + 1]);
 				bad += Zo[b * 64 + r] != 3 * z;
-				for (int c = 0; c < 128; c++)
-					bad += T[(b * 64 + r) * 128 + c] != oracle_bf16_to_f32(Y[((b * 64 + r) * H + 1) * 128 + c]) + z;
+				for (int c = 0; c < 128; c++) {
+					float y = oracle_bf16_to_f32(Y[((b * 64 + r) * H + 1) * 128 + c]);
+					bad += T[(b * 64 + r) * 128 + c] != y + z;
+					bad += Yo[((b * 64 + r) * 2 + 0) * 128 + c] != y || Yo[((b * 64 + r) * 2 + 1) * 128 + c] != 2 * y;
+				}
 			}
 		printf("acc_global_loads: %d bad elements%s\n", bad, bad ? " FAIL" : "");
-		free(A), free(T), free(Zo);
+		free(A), free(T), free(Zo), free(Yo);
 	}
 	free(X), free(Y), free(Z);
 	return bad ? 1 : 0;
