@@ -8,8 +8,8 @@
  * Checks, ranks, builds, runs and records (src/harness/eval.c). A
  * (candidate, shape, harness) already judged is served from the store unless
  * --force; a verifier rejection is recorded with its findings at no GPU
- * cost. The predicted time comes from the ranking seam (src/harness/rank.h),
- * a placeholder roofline until the cost model lands.
+ * cost. The predicted time comes from the ranking seam (src/harness/rank.h):
+ * the cost model (src/cost/cost.h), whose version is recorded.
  *
  * Exit status: 0 ok (or dry_run), 1 any other verdict, 2 bad usage or a store
  * problem, 69 no GPU (the no_gpu verdict is still recorded; use --dry-run).
