@@ -3,7 +3,8 @@
  * print every finding.
  *
  *   cake check [--format=text|json|sarif] [--dump-after=STAGE] [--dump=tokens]
- *              [--no-verify] [--color=auto|always|never] FILE...
+ *              [--no-verify] [--color=auto|always|never]
+ *              [--cost --shape NAME=V,... [--target h200]] FILE...
  *
  * Each file goes through the pipeline (cake_compile) up to the verifier.
  * Findings of every file are collected into one DiagList, sorted and printed
@@ -11,6 +12,10 @@
  * Dumps go to standard error, so standard output stays a clean diagnostics
  * document; --dump=tokens shows the lexer's view of each file, and the
  * older --dump=ast|sema are --dump-after=parse|sema.
+ *
+ * --cost (text format only, needs --shape) also runs derive and, after the
+ * findings, prints the cost model's summary of every kernel the shape
+ * binds (cmd_cost_summary, the same as `cake cost`).
  */
 #include "cmd.h"
 
@@ -43,7 +48,8 @@ int cmd_check(int argc, char **argv)
 	DiagFormat format = FMT_TEXT;
 	CmdColor color = COLOR_AUTO;
 	CakeOptions o = cake_options(CAKE_VERIFY);
-	bool tokens = false, only_files = false;
+	bool tokens = false, only_files = false, cost = false;
+	const char *shape = NULL, *target = NULL;
 	const char **files = xmalloc(sizeof(char *) * (size_t)argc);
 	int nfiles = 0, rc = 0;
 	for (int i = 1; i < argc; i++) {
@@ -82,6 +88,12 @@ int cmd_check(int argc, char **argv)
 				rc = cmd_usage_error("check", "unknown color mode '%s' (expected auto, always or never)", v);
 				goto out;
 			}
+		} else if ((v = cli_optval(argc, argv, &i, "--shape", &missing))) {
+			shape = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--target", &missing))) {
+			target = v;
+		} else if (strcmp(a, "--cost") == 0) {
+			cost = true;
 		} else if (strcmp(a, "--no-verify") == 0) {
 			o.no_verify = true;
 		} else if (missing) {
@@ -96,6 +108,18 @@ int cmd_check(int argc, char **argv)
 		rc = cmd_usage_error("check", "no input files%s", "");
 		goto out;
 	}
+	if (cost && (!shape || format != FMT_TEXT)) {
+		rc = cmd_usage_error("check", "%s", !shape ? "--cost needs --shape NAME=V,..." :
+		                     "--cost prints text; use cake cost --format=json for JSON");
+		goto out;
+	}
+	if ((shape || target) && !cost) {
+		rc = cmd_usage_error("check", "%s needs --cost", shape ? "--shape" : "--target");
+		goto out;
+	}
+	StrBuf costs = {0};
+	if (cost)
+		o.until = CAKE_DERIVE;
 
 	SourceSet ss = {0};
 	DiagList dl = {0};
@@ -117,6 +141,18 @@ int cmd_check(int argc, char **argv)
 		} else {
 			loaded++;
 		}
+		for (int j = 0; cost && j < u.nkernels; j++) {
+			char err[512];
+			if (!u.plans || !u.plans[j]) {
+				sb_printf(&costs, "cost of kernel %s: not derived (see the findings)\n", u.kernels[j]->name);
+				continue;
+			}
+			int cr = cmd_cost_summary(&costs, u.plans[j], shape, target, NULL, false, err, sizeof err);
+			if (cr)
+				sb_printf(&costs, "cost of kernel %s: %s\n", u.kernels[j]->name, err);
+			if (cr == 1 && rc == 0)
+				rc = 1;
+		}
 		cake_unit_free(&u);
 	}
 	diag_sort(&dl);
@@ -127,9 +163,13 @@ int cmd_check(int argc, char **argv)
 		diag_print_sarif(&out, &ss, &dl, verifier_version());
 	else
 		diag_print_text(&out, &ss, &dl, cmd_use_color(color, STDOUT_FILENO));
-	if (loaded > 0)
+	if (loaded > 0) {
+		if (costs.len)
+			sb_printf(&out, "%s%s", out.len ? "\n" : "", sb_str(&costs));
 		cmd_emit(stdout, &out);
+	}
 	sb_free(&out);
+	sb_free(&costs);
 	if (rc == 0 && dl.nerr > 0)
 		rc = 1;
 	diag_free(&dl);
