@@ -32,7 +32,8 @@
  * DRAM bytes: the work's compulsory bytes, or more when the tiles of one
  * wave (the CTAs resident at once, in the raster order) read more distinct
  * panels than the whole grid does once: each distinct panel is read from
- * DRAM once per wave (dram_wave_bytes).
+ * DRAM once per wave, as long as the slices of them in flight fit in L2
+ * (dram_wave_bytes).
  * Floors over the whole GPU: tensor = FLOPs_mma / (rate * eff_tensor),
  * hbm = DRAM bytes / (hbm_bw * eff_hbm), l2 = SM-side bytes / (l2_bw * eff_l2),
  * vector = ops / (R_vec * SMs), memory = max(hbm, l2) + mem_serial * min(hbm, l2).
@@ -81,8 +82,10 @@ static void tile_coords(const CostCounts *c, long long t, long long xyz[3])
 	}
 }
 
-/* DRAM bytes when each wave of `wave` tiles reads its distinct panels once. */
-static double dram_wave_bytes(const CostCounts *c, double wave)
+/* DRAM bytes when each wave of `wave` tiles reads its distinct panels once,
+ * which holds while the slices of them in flight (the ring's stages out of
+ * the loop's iterations) fit in L2; past that every tile reads its own. */
+static double dram_wave_bytes(const CostCounts *c, double wave, double l2_bytes)
 {
 	long long S = (long long)fmin(wave, c->tiles);
 	if (S < 1)
@@ -107,6 +110,12 @@ static double dram_wave_bytes(const CostCounts *c, double wave)
 		per_wave += (double)distinct * c->read_by_axes[m];
 	}
 	free(key);
+	if (c->has_loop && c->iters > 0 && l2_bytes > 0 && per_wave * fmin(1, c->stages / c->iters) > l2_bytes) {
+		double all = c->read_private;
+		for (int m = 0; m < 8; m++)
+			all += c->read_by_axes[m];
+		per_wave = all * (double)S;
+	}
 	return per_wave * (c->tiles / (double)S) + c->write_bytes * c->tiles;
 }
 
@@ -267,7 +276,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		vec_total = w->flops;
 	p->vector_us = vec_total / (R_vec * sms);
 	double wave_tiles = c->persistent ? ncta : sms * cps;
-	p->dram_bytes = fmax(w->bytes, dram_wave_bytes(c, wave_tiles));
+	p->dram_bytes = fmax(w->bytes, dram_wave_bytes(c, wave_tiles, g->l2_bytes.v));
 	p->hbm_us = g->hbm_bw.v > 0 ? p->dram_bytes / (g->hbm_bw.v * k[CC_EFF_HBM]) * 1e6 : 0;
 	p->l2_us = g->l2_bw.v > 0 ? c->tile.bytes * tiles / (g->l2_bw.v * k[CC_EFF_L2]) * 1e6 : 0;
 	p->memory_us = fmax(p->hbm_us, p->l2_us) + k[CC_MEM_SERIAL] * fmin(p->hbm_us, p->l2_us);
@@ -350,11 +359,32 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 			        "`grid persistent` or split-K fills it", sms, cps, tiles, p->waves,
 			        100 * (p->waves - floor(p->waves)));
 	}
-	if (!c->persistent && c->has_loop && chain_tiles > 1 && cps * 1.0 <= 1 && p->chain_us >= p->thru_us)
-		suggest(p, (chain_tiles - 1) * fmin(fill, fill + epi - 0) * 0.8, "1 CTA per SM (%s: %lld KiB of %lld): each "
-		        "tile's fill (%.2f us) and epilogue (%.2f us) run alone, %.0f us in all: `grid persistent` loads the "
-		        "next tile during the epilogue", p->occ_limit, (long long)(smem_cta / 1024),
-		        (long long)(t->smem_per_sm / 1024), fill, epi, chain_tiles * (fill + epi));
+	if (!c->persistent && c->has_loop && chain_tiles > 1 && cps <= 1 && p->chain_us >= p->thru_us) {
+		char lim[96];
+		if (!strcmp(p->occ_limit, "registers"))
+			snprintf(lim, sizeof lim, "registers: %d x %d threads of %d", c->regs_per_thread, c->block_threads,
+			         t->regs_per_sm);
+		else if (!strcmp(p->occ_limit, "threads"))
+			snprintf(lim, sizeof lim, "threads: %d of %d", c->block_threads, t->max_threads_per_sm);
+		else
+			snprintf(lim, sizeof lim, "shared memory: %lld KiB of %lld", (long long)(smem_cta / 1024),
+			         (long long)(t->smem_per_sm / 1024));
+		suggest(p, (chain_tiles - 1) * fill * 0.8, "1 CTA per SM (%s): each tile's fill (%.2f us) and epilogue "
+		        "(%.2f us) run alone, %.0f us in all: `grid persistent` loads the next tile during the epilogue", lim,
+		        fill, epi, chain_tiles * (fill + epi));
+	}
+	if (c->group == 0 && c->extent[1] > 1 && p->dram_bytes > 2 * w->bytes && p->hbm_us > 0.1 * body) {
+		CostCounts alt = *c;
+		alt.group = 16;
+		double alt_bytes = fmax(w->bytes, dram_wave_bytes(&alt, wave_tiles, g->l2_bytes.v));
+		double alt_hbm = alt_bytes / (g->hbm_bw.v * k[CC_EFF_HBM]) * 1e6;
+		double alt_mem = fmax(alt_hbm, p->l2_us) + k[CC_MEM_SERIAL] * fmin(alt_hbm, p->l2_us);
+		if (alt_bytes < 0.8 * p->dram_bytes)
+			suggest(p, fmax(0, p->memory_us - alt_mem), "the natural raster reads %.2f GB from DRAM for %.2f GB of "
+			        "data (each wave of %.0f CTAs spans whole rows of the tile space): `group 16` on the grid keeps a "
+			        "wave on 16 rows and reads %.2f GB", p->dram_bytes * 1e-9, w->bytes * 1e-9, wave_tiles,
+			        alt_bytes * 1e-9);
+	}
 	if (p->l2_us > p->tensor_us && p->l2_us > p->hbm_us * 1.2 && p->l2_us >= 0.7 * body)
 		suggest(p, p->l2_us - fmax(p->tensor_us, p->hbm_us), "the tiles move %.2f GB through L2 for %.2f GB of DRAM "
 		        "traffic (%.0fx reuse): a larger output tile or a cluster multicast (`cluster`) cuts it",
@@ -409,8 +439,11 @@ void cost_print_text(StrBuf *b, const CostPrediction *p, const CostCounts *c, co
 	if (p->tflops > 0)
 		sb_printf(b, ", %.0f TFLOP/s", p->tflops);
 	sb_printf(b, "\nbottleneck: %s\n", p->bottleneck);
-	sb_printf(b, "work: %.3g FLOP, %s from DRAM (%s)%s\n", w->flops, fmt_bytes(x, sizeof x, w->bytes),
-	          w->source ? w->source : "?", c->approx ? "" : "");
+	sb_printf(b, "work: %.3g FLOP, %s of compulsory DRAM traffic (%s)", w->flops, fmt_bytes(x, sizeof x, w->bytes),
+	          w->source ? w->source : "?");
+	if (p->dram_bytes > 1.05 * w->bytes)
+		sb_printf(b, "; %s modelled: each wave of CTAs reads its distinct panels", fmt_bytes(y, sizeof y, p->dram_bytes));
+	sb_puts(b, "\n");
 	sb_printf(b, "launch: %.0f %s, %d threads, %d regs/thread, %lld B shared memory: %d CTA%s per SM (%s; by shared "
 	          "memory %d, registers %d, threads %d), %d SMs active, %.2f %s, efficiency %.2f\n", c->tiles,
 	          c->persistent ? "tiles (persistent)" : "CTAs", c->block_threads, c->regs_per_thread, c->smem_bytes,
