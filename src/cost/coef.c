@@ -44,6 +44,7 @@ static const struct {
 	               5},
 	[CC_MEM_SERIAL] = {"mem_serial", "share of the smaller of DRAM and L2 time not hidden under the larger (L2 misses "
 	                   "also pass through L2)", 0, 1},
+	[CC_L2_REUSE] = {"l2_reuse", "share of the L2 capacity that keeps panels for the tiles that read them next", 0.05, 1},
 };
 
 const char *cost_coef_name(int i)
@@ -77,6 +78,7 @@ void cost_prior(const GpuInfo *g, CostModel *out)
 	out->c[CC_LAUNCH_US] = g && g->launch_us.v > 0 ? g->launch_us.v : 3;
 	out->c[CC_CTA_US] = 1;
 	out->c[CC_MEM_SERIAL] = 0.25;
+	out->c[CC_L2_REUSE] = 0.5;
 	snprintf(out->data_hash, sizeof out->data_hash, "none");
 	snprintf(out->fitted_on, sizeof out->fitted_on, "not fitted: the prior (efficiencies 1, vector 0.5, overlap 0.5)");
 }
@@ -99,6 +101,7 @@ static const CostModel builtin[] = {
 			[CC_LAUNCH_US] = 3.42444,
 			[CC_CTA_US] = 0.787598,
 			[CC_MEM_SERIAL] = 0.246582,
+			[CC_L2_REUSE] = 0.5,
 		},
 		.data_hash = "xxh3-64:e64b5e5a2500b091",
 		.fitted_on = "17 measurements from h200-real.jsonl: 14 fitted, 3 held out (1 in 3 (family, shape) groups)",
@@ -118,6 +121,7 @@ static const CostModel builtin[] = {
 			[CC_LAUNCH_US] = 3.42444,
 			[CC_CTA_US] = 0.787598,
 			[CC_MEM_SERIAL] = 0.246582,
+			[CC_L2_REUSE] = 0.5,
 		},
 		.data_hash = "xxh3-64:e64b5e5a2500b091",
 		.fitted_on = "transferred from h200-v1 (no H100 measurements yet): 17 measurements from h200-real.jsonl: 14 fitted, 3 held out (1 in 3 (family, shape) groups)",

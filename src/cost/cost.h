@@ -70,6 +70,14 @@ typedef struct CostSeg {
 	double waits;               /* barrier waits, named-barrier syncs, wgmma_wait drains */
 } CostSeg;
 
+#define COST_REUSE_BUCKETS 48
+
+typedef struct CostReuse {
+	double first;                       /* panels used for the first time */
+	double n[COST_REUSE_BUCKETS];       /* reuses whose distance falls in bucket b (2^(b/2) ..) */
+	double d[COST_REUSE_BUCKETS];       /* their mean distance */
+} CostReuse;
+
 typedef struct CostCounts {
 	/* launch */
 	double tiles;               /* CTAs of an ordinary grid; tiles of a persistent one */
@@ -86,6 +94,7 @@ typedef struct CostCounts {
 	long long smem_other;       /* shared memory that is not the ring */
 	const char *loop_role;      /* the role whose loop computes (the critical path) */
 	int consumer_wgs;           /* its warpgroups */
+	bool self_fed;              /* that role issues the ring's loads itself (no producer role) */
 	CostSeg it;                 /* per iteration: the critical role's work + the ring's TMA bytes */
 	CostSeg pro, epi;           /* per tile, before and after the main loop (every role) */
 	CostSeg serial;             /* no main loop: the critical role's whole program, per tile */
@@ -99,6 +108,11 @@ typedef struct CostCounts {
 	double write_bytes;
 	long long extent[3];        /* tile space per grid axis (x, y, z) */
 	int group;                  /* grouped raster: G rows of y per group (0: natural) */
+	/* L2 reuse (cost_reuse): for the reads filed by each axes mask, over the
+	 * first reuse_n tiles in launch order, the first uses of each panel and a
+	 * histogram of reuse distances (tiles since the panel's previous use) */
+	double reuse_n;
+	CostReuse reuse[8];
 	bool approx;                /* a trip count was estimated (see note) */
 	char note[256];
 } CostCounts;
@@ -107,6 +121,9 @@ typedef struct CostCounts {
  * only when the launch grid does not evaluate at these dims. A trip count
  * that depends on data is estimated (out->approx, out->note say how). */
 bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err, size_t n);
+/* Fill c->reuse for c's tiles in launch order under raster `group` (0:
+ * natural; cost_count calls it with the plan's). */
+void cost_reuse(CostCounts *c, int group);
 /* The work read off the counts alone, for a kernel without a family:
  * FLOPs = wgmma FLOPs + vector ops; DRAM bytes = every distinct panel of
  * the grid read once (a read depending on grid axes x and y: once per
@@ -126,6 +143,7 @@ typedef enum CostCoef {
 	CC_LAUNCH_US,               /* launch overhead per timed launch, us */
 	CC_CTA_US,                  /* per-CTA start-up (barrier init, tensor-map prefetch), us */
 	CC_MEM_SERIAL,              /* share of the smaller of DRAM and L2 time not hidden under the larger */
+	CC_L2_REUSE,                /* share of the L2 capacity that keeps data for later tiles */
 	CC_NCOEF
 } CostCoef;
 

@@ -34,8 +34,10 @@
  * only, so every tile of a row of bm reads the same panel), or as private
  * when the index depends on data (a let, a fragment, or the variable of a
  * loop with data-dependent bounds: a gather). cost_plan_work's DRAM bytes
- * read each distinct panel once; the model (model.c) reads each distinct
- * panel once per wave, from the tiles a wave holds in the raster order.
+ * read each distinct panel once. cost_reuse walks the tiles in launch order
+ * (the raster: natural, or `group G`) and records, per axes mask, how many
+ * tiles separate each use of a panel from its previous use: the model
+ * (model.c) turns those reuse distances into L2 hits and misses.
  *
  * Trip counts evaluate lo, hi and step over the dims and consts
  * (eval_expr). A loop whose bounds depend on data (`for t in lo .. hi`
@@ -44,6 +46,7 @@
  * then say so (approx, note).
  */
 #include "cost.h"
+#include "../front/eval.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -375,11 +378,27 @@ static double indexed_by(Walk *w, Stmt **body, int n, const char *v)
 	return 0;
 }
 
+/* Names in a loop bound: dims and consts at their values, grid coordinates
+ * at 0 (a split-K loop's bounds differ per CTA only by an offset). */
+static bool bound_lookup(const void *env, const Expr *id, int depth, long long *out)
+{
+	const Walk *w = env;
+	if (id->sym && id->sym->kind == SYM_GRIDVAR) {
+		*out = 0;
+		return true;
+	}
+	return eval_expr(id, w->k, w->dims, out);
+}
+
+static bool bound(const Walk *w, const Expr *e, long long *out)
+{
+	return e && eval_int(e, bound_lookup, w, out);
+}
+
 static double trip_count(Walk *w, const Stmt *s)
 {
 	long long lo, hi, step = 1;
-	if (eval_expr(s->lo, w->k, w->dims, &lo) && eval_expr(s->hi, w->k, w->dims, &hi) &&
-	    (!s->step || eval_expr(s->step, w->k, w->dims, &step)) && step > 0)
+	if (bound(w, s->lo, &lo) && bound(w, s->hi, &hi) && (!s->step || bound(w, s->step, &step)) && step > 0)
 		return hi <= lo ? 0 : (double)((hi - lo + step - 1) / step);
 	double el = indexed_by(w, s->body, s->nbody, s->name);
 	char msg[160];
@@ -534,7 +553,7 @@ static void walk(Walk *w, Stmt **body, int n, int role, double mult, double latd
 				continue;
 			}
 			long long lo, hi;
-			bool data = !eval_expr(s->lo, w->k, w->dims, &lo) || !eval_expr(s->hi, w->k, w->dims, &hi);
+			bool data = !bound(w, s->lo, &lo) || !bound(w, s->hi, &hi);
 			if (data && w->napprox < 16)
 				w->approx_vars[w->napprox++] = s->name;
 			walk(w, s->body, s->nbody, role, mult * t, s->unroll > 1 ? s->unroll : 1, li >= 0 ? li : ploop);
@@ -676,6 +695,8 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 				feed.bytes += w.loopseg[i].bytes;
 			}
 		}
+		/* no other role feeds the ring: the computing role loads its own stages */
+		out->self_fed = feed.bytes <= 0 && in.bytes > 0;
 		out->has_loop = iters > 0;
 		out->pipe = p->pipes[w.main_pipe].name;
 		out->stages = p->pipes[w.main_pipe].stages > 0 ? p->pipes[w.main_pipe].stages : 1;
@@ -721,7 +742,71 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 	}
 	free(w.loopseg);
 	free(w.loopiters);
+	cost_reuse(out, out->group);
 	return true;
+}
+
+/* Tile t's coordinates in the raster order (natural: x fastest; grouped: G rows of y, y fastest). */
+static void tile_coords(const CostCounts *c, int group, long long t, long long xyz[3])
+{
+	long long tx = c->extent[0], ty = c->extent[1];
+	if (group > 0 && tx > 0 && ty > 0) {
+		long long G = group, g = t / (G * tx), first = g * G, gs = ty - first < G ? ty - first : G;
+		long long r = t % (G * tx);
+		if (gs < 1)
+			gs = 1;
+		xyz[1] = first + r % gs;
+		xyz[0] = r / gs;
+		xyz[2] = t / (tx * ty);
+	} else {
+		xyz[0] = t % tx;
+		xyz[1] = (t / tx) % (ty > 0 ? ty : 1);
+		xyz[2] = t / (tx * (ty > 0 ? ty : 1));
+	}
+}
+
+void cost_reuse(CostCounts *c, int group)
+{
+	memset(c->reuse, 0, sizeof c->reuse);
+	long long N = (long long)c->tiles;
+	if (N > (1 << 18))
+		N = 1 << 18;
+	c->reuse_n = (double)N;
+	if (N < 1)
+		return;
+	size_t cap = 1;
+	while (cap < (size_t)N * 2)
+		cap <<= 1;
+	long long *keys = xmalloc(cap * sizeof *keys), *last = xmalloc(cap * sizeof *last);
+	for (int m = 0; m < 8; m++) {
+		if (c->read_by_axes[m] <= 0)
+			continue;
+		for (size_t i = 0; i < cap; i++)
+			keys[i] = -1;
+		CostReuse *r = &c->reuse[m];
+		for (long long t = 0; t < N; t++) {
+			long long xyz[3];
+			tile_coords(c, group, t, xyz);
+			long long key = (m & 1 ? xyz[0] : 0) +
+			                (c->extent[0] + 1) * ((m & 2 ? xyz[1] : 0) + (c->extent[1] + 1) * (m & 4 ? xyz[2] : 0));
+			size_t h = (size_t)((unsigned long long)key * 0x9E3779B97F4A7C15ull) & (cap - 1);
+			while (keys[h] != -1 && keys[h] != key)
+				h = (h + 1) & (cap - 1);
+			if (keys[h] == -1) {
+				keys[h] = key;
+				r->first += 1;
+			} else {
+				double d = (double)(t - last[h]);
+				int b = (int)floor(2 * log2(d));
+				b = b < 0 ? 0 : b >= COST_REUSE_BUCKETS ? COST_REUSE_BUCKETS - 1 : b;
+				r->d[b] = (r->d[b] * r->n[b] + d) / (r->n[b] + 1);
+				r->n[b] += 1;
+			}
+			last[h] = t;
+		}
+	}
+	free(keys);
+	free(last);
 }
 
 void cost_plan_work(const CostCounts *c, CostWork *w)

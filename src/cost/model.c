@@ -13,7 +13,9 @@
  *   mma = it.flops / R_mma, vec = it.ops / R_vec
  *   core = max(mma, vec) + (1 - overlap) * min(mma, vec) + it.waits * w
  *   feed = it.bytes / R_l2
- *   arrive = (L + feed) / stages      (at most `stages` loads in flight)
+ *   arrive = (L + feed + core) / stages  (`stages` ring slots, each held from
+ *            its load's issue through the compute on it: Little's law; 1
+ *            when the computing role issues its own loads: no producer runs ahead)
  *   it = max(core, feed, arrive), exposed = max(0, arrive - max(core, feed))
  * Tile: fill = L + (pro.bytes + it.bytes) / R_l2 + pro work;
  *   epi = the epilogue's bytes / R_l2 + its vector work + its waits;
@@ -29,11 +31,10 @@
  *                    producer loads the next tile during the epilogue, so
  *                    body_sm = cta_us + fill + R * (iters * it + epi + serial)
  *                              + (R - 1) * max(0, fill - epi).
- * DRAM bytes: the work's compulsory bytes, or more when the tiles of one
- * wave (the CTAs resident at once, in the raster order) read more distinct
- * panels than the whole grid does once: each distinct panel is read from
- * DRAM once per wave, as long as the slices of them in flight fit in L2
- * (dram_wave_bytes).
+ * DRAM bytes: the work's compulsory bytes, or more when tiles that share a
+ * panel are too far apart in launch order for L2 to keep it between them
+ * (dram_reuse_bytes, over the reuse distances cost_reuse recorded; the L2
+ * share that keeps reusable data is l2_bytes * l2_reuse).
  * Floors over the whole GPU: tensor = FLOPs_mma / (rate * eff_tensor),
  * hbm = DRAM bytes / (hbm_bw * eff_hbm), l2 = SM-side bytes / (l2_bw * eff_l2),
  * vector = ops / (R_vec * SMs), memory = max(hbm, l2) + mem_serial * min(hbm, l2).
@@ -57,66 +58,39 @@ static double mma_rate(const GpuInfo *g, DType dt)
 	}
 }
 
-static int cmp_ll(const void *a, const void *b)
+/* DRAM bytes from the reuse distances: a reuse d tiles after the previous
+ * use hits L2 with probability min(1, D / d), where D is the window of
+ * tiles whose new data fits in the share l2_eff of L2 (D tiles bring in D
+ * times the DRAM bytes per tile); solved as a fixed point, which increases
+ * monotonically from "everything misses". */
+static double dram_reuse_bytes(const CostCounts *c, double l2_eff)
 {
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Tile t's coordinates in the raster order of c (natural: x fastest; grouped: G rows of y, y fastest). */
-static void tile_coords(const CostCounts *c, long long t, long long xyz[3])
-{
-	long long tx = c->extent[0], ty = c->extent[1];
-	if (c->group > 0 && tx > 0 && ty > 0) {
-		long long G = c->group, g = t / (G * tx), first = g * G, gs = ty - first < G ? ty - first : G;
-		long long r = t % (G * tx);
-		if (gs < 1)
-			gs = 1;
-		xyz[1] = first + r % gs;
-		xyz[0] = r / gs;
-		xyz[2] = t / (tx * ty);
-	} else {
-		xyz[0] = t % tx;
-		xyz[1] = (t / tx) % ty;
-		xyz[2] = t / (tx * (ty > 0 ? ty : 1));
-	}
-}
-
-/* DRAM bytes when each wave of `wave` tiles reads its distinct panels once,
- * which holds while the slices of them in flight (the ring's stages out of
- * the loop's iterations) fit in L2; past that every tile reads its own. */
-static double dram_wave_bytes(const CostCounts *c, double wave, double l2_bytes)
-{
-	long long S = (long long)fmin(wave, c->tiles);
-	if (S < 1)
+	if (c->tiles <= 0)
 		return 0;
-	if (S > 65536)
-		S = 65536;
-	long long *key = xcalloc((size_t)S, sizeof *key);
-	double per_wave = c->read_private * (double)S;
-	for (int m = 0; m < 8; m++) {
-		if (c->read_by_axes[m] <= 0)
-			continue;
-		for (long long t = 0; t < S; t++) {
-			long long xyz[3];
-			tile_coords(c, t, xyz);
-			key[t] = (m & 1 ? xyz[0] : 0) + (c->extent[0] + 1) * ((m & 2 ? xyz[1] : 0) + (c->extent[1] + 1) *
-			                                                       (m & 4 ? xyz[2] : 0));
+	double reads = 0;
+	for (int m = 0; m < 8; m++)
+		reads += c->read_by_axes[m];
+	double fixed = c->read_private + c->write_bytes, per = fixed + reads;
+	double n = c->reuse_n > 0 ? c->reuse_n : 1;
+	double D = l2_eff / fmax(per, 1);
+	for (int it = 0; it < 60; it++) {
+		per = fixed;
+		for (int m = 0; m < 8; m++) {
+			if (c->read_by_axes[m] <= 0)
+				continue;
+			const CostReuse *r = &c->reuse[m];
+			double miss = r->first;
+			for (int b = 0; b < COST_REUSE_BUCKETS; b++)
+				if (r->n[b] > 0)
+					miss += r->n[b] * fmax(0, 1 - D / r->d[b]);
+			per += c->read_by_axes[m] * miss / n;
 		}
-		qsort(key, (size_t)S, sizeof *key, cmp_ll);
-		long long distinct = 1;
-		for (long long t = 1; t < S; t++)
-			distinct += key[t] != key[t - 1];
-		per_wave += (double)distinct * c->read_by_axes[m];
+		double nd = fmin(l2_eff / fmax(per, 1e-9), 1e15);
+		if (fabs(nd - D) <= 1e-9 * D)
+			break;
+		D = nd;
 	}
-	free(key);
-	if (c->has_loop && c->iters > 0 && l2_bytes > 0 && per_wave * fmin(1, c->stages / c->iters) > l2_bytes) {
-		double all = c->read_private;
-		for (int m = 0; m < 8; m++)
-			all += c->read_by_axes[m];
-		per_wave = all * (double)S;
-	}
-	return per_wave * (c->tiles / (double)S) + c->write_bytes * c->tiles;
+	return per * c->tiles;
 }
 
 static double compute_time(double mma, double vec, double overlap)
@@ -213,7 +187,11 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		p->core_us = compute_time(p->mma_it_us, p->vec_it_us, ov) + sync_it;
 		unhidden_it = (1 - ov) * fmin(p->mma_it_us, p->vec_it_us);
 		p->feed_us = c->it.bytes / R_l2;
-		p->arrive_us = (L + p->feed_us) / (c->stages > 0 ? c->stages : 1);
+		/* a ring slot is held from its load's issue until the consumer
+		 * releases it: latency, transfer and the compute on it */
+		int depth = c->self_fed ? 1 : c->stages > 0 ? c->stages : 1;   /* a role that loads and
+		                                                             * computes waits for its own loads */
+		p->arrive_us = (L + p->feed_us + p->core_us) / depth;
 		it = fmax(p->core_us, fmax(p->feed_us, p->arrive_us));
 		exposed = fmax(0, p->arrive_us - fmax(p->core_us, p->feed_us));
 		p->it_us = it;
@@ -224,7 +202,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		      c->epi.lat_steps * Lg + c->epi.waits * wt;
 		/* stages that would cover the latency, and what shared memory allows */
 		double busy = fmax(p->core_us, p->feed_us);
-		p->stages_needed = busy > 0 ? (int)ceil((L + p->feed_us) / busy - 1e-9) : c->stages;
+		p->stages_needed = busy > 0 ? (int)ceil((L + p->feed_us + p->core_us) / busy - 1e-9) : c->stages;
 		if (p->stages_needed < 1)
 			p->stages_needed = 1;
 		p->stages_max = c->stage_stride > 0 ? (int)((t->smem_per_block - c->smem_other) / c->stage_stride) : c->stages;
@@ -275,8 +253,8 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (c->mma_dt == DT_NONE && w->flops > vec_total)
 		vec_total = w->flops;
 	p->vector_us = vec_total / (R_vec * sms);
-	double wave_tiles = c->persistent ? ncta : sms * cps;
-	p->dram_bytes = fmax(w->bytes, dram_wave_bytes(c, wave_tiles, g->l2_bytes.v));
+	double l2_eff = g->l2_bytes.v * k[CC_L2_REUSE];
+	p->dram_bytes = fmax(w->bytes, dram_reuse_bytes(c, l2_eff));
 	p->hbm_us = g->hbm_bw.v > 0 ? p->dram_bytes / (g->hbm_bw.v * k[CC_EFF_HBM]) * 1e6 : 0;
 	p->l2_us = g->l2_bw.v > 0 ? c->tile.bytes * tiles / (g->l2_bw.v * k[CC_EFF_L2]) * 1e6 : 0;
 	p->memory_us = fmax(p->hbm_us, p->l2_us) + k[CC_MEM_SERIAL] * fmin(p->hbm_us, p->l2_us);
@@ -335,16 +313,20 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	         p->l2_us, p->fill_us, p->latency_us, p->sync_us, p->epilogue_us, p->tail_us, p->launch_us);
 
 	/* suggestions tied to IR constructs */
-	if (c->has_loop && exposed > 0.02 * it && c->stages > 0) {
+	if (c->has_loop && c->self_fed && exposed > 0.05 * it)
+		suggest(p, p->latency_us * 0.8, "role %s loads its own stages and waits for each (%.2f us latency + %.2f "
+		        "transfer per iteration): a producer role (the warp_specialize tactic) keeps %d stages in flight",
+		        c->loop_role ? c->loop_role : "?", L, p->feed_us, c->stages > 1 ? c->stages : 2);
+	else if (c->has_loop && exposed > 0.02 * it && c->stages > 0) {
 		double cover = c->stages * fmax(p->core_us, p->feed_us);
 		if (p->stages_needed <= p->stages_max)
-			suggest(p, p->latency_us, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage takes to arrive "
-			        "(latency %.2f + transfer %.2f): try `stages %d` (shared memory allows %d)", c->pipe, c->stages,
-			        cover, L + p->feed_us, L, p->feed_us, p->stages_needed, p->stages_max);
+			suggest(p, p->latency_us, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage is held (latency "
+			        "%.2f + transfer %.2f + compute %.2f): try `stages %d` (shared memory allows %d)", c->pipe, c->stages,
+			        cover, L + p->feed_us + p->core_us, L, p->feed_us, p->core_us, p->stages_needed, p->stages_max);
 		else
-			suggest(p, p->latency_us * 0.5, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage takes to "
-			        "arrive; %d would be needed but shared memory allows %d: a smaller tile per stage lets more stages fit",
-			        c->pipe, c->stages, cover, L + p->feed_us, p->stages_needed, p->stages_max);
+			suggest(p, p->latency_us * 0.5, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage is held; %d "
+			        "would be needed but shared memory allows %d: a smaller tile per stage lets more stages fit",
+			        c->pipe, c->stages, cover, L + p->feed_us + p->core_us, p->stages_needed, p->stages_max);
 	}
 	if (tiles > 0 && tiles < sms && !c->persistent)
 		suggest(p, body * (1 - tiles / sms), "%.0f SMs, %.0f CTAs: %.0f SMs idle: split-K or a smaller tile (the grid) "
@@ -374,16 +356,18 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		        fill, epi, chain_tiles * (fill + epi));
 	}
 	if (c->group == 0 && c->extent[1] > 1 && p->dram_bytes > 2 * w->bytes && p->hbm_us > 0.1 * body) {
-		CostCounts alt = *c;
-		alt.group = 16;
-		double alt_bytes = fmax(w->bytes, dram_wave_bytes(&alt, wave_tiles, g->l2_bytes.v));
+		CostCounts *alt = xmalloc(sizeof *alt);
+		*alt = *c;
+		cost_reuse(alt, 16);
+		double alt_bytes = fmax(w->bytes, dram_reuse_bytes(alt, l2_eff));
+		free(alt);
 		double alt_hbm = alt_bytes / (g->hbm_bw.v * k[CC_EFF_HBM]) * 1e6;
 		double alt_mem = fmax(alt_hbm, p->l2_us) + k[CC_MEM_SERIAL] * fmin(alt_hbm, p->l2_us);
 		if (alt_bytes < 0.8 * p->dram_bytes)
 			suggest(p, fmax(0, p->memory_us - alt_mem), "the natural raster reads %.2f GB from DRAM for %.2f GB of "
-			        "data (each wave of %.0f CTAs spans whole rows of the tile space): `group 16` on the grid keeps a "
-			        "wave on 16 rows and reads %.2f GB", p->dram_bytes * 1e-9, w->bytes * 1e-9, wave_tiles,
-			        alt_bytes * 1e-9);
+			        "data (tiles that share a panel are a row of %lld tiles apart, and L2 does not hold it that long): "
+			        "`group 16` on the grid keeps them within 16 tiles and reads %.2f GB", p->dram_bytes * 1e-9,
+			        w->bytes * 1e-9, c->extent[0], alt_bytes * 1e-9);
 	}
 	if (p->l2_us > p->tensor_us && p->l2_us > p->hbm_us * 1.2 && p->l2_us >= 0.7 * body)
 		suggest(p, p->l2_us - fmax(p->tensor_us, p->hbm_us), "the tiles move %.2f GB through L2 for %.2f GB of DRAM "
@@ -442,7 +426,7 @@ void cost_print_text(StrBuf *b, const CostPrediction *p, const CostCounts *c, co
 	sb_printf(b, "work: %.3g FLOP, %s of compulsory DRAM traffic (%s)", w->flops, fmt_bytes(x, sizeof x, w->bytes),
 	          w->source ? w->source : "?");
 	if (p->dram_bytes > 1.05 * w->bytes)
-		sb_printf(b, "; %s modelled: each wave of CTAs reads its distinct panels", fmt_bytes(y, sizeof y, p->dram_bytes));
+		sb_printf(b, "; %s modelled: tiles re-read the panels L2 no longer holds", fmt_bytes(y, sizeof y, p->dram_bytes));
 	sb_puts(b, "\n");
 	sb_printf(b, "launch: %.0f %s, %d threads, %d regs/thread, %lld B shared memory: %d CTA%s per SM (%s; by shared "
 	          "memory %d, registers %d, threads %d), %d SMs active, %.2f %s, efficiency %.2f\n", c->tiles,
