@@ -48,7 +48,8 @@ static const struct Command {
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
 	{"eval", cmd_eval,
 	 "eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
-	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--format=text|json]\n"
+	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--origin ORIGIN]\n"
+	 "           [--parent ID] [--format=text|json]\n"
 	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
 	 "      the ranking is the cost model (cake cost, docs/COST.md)"},
 	{"evolve", cmd_evolve,
@@ -57,6 +58,23 @@ static const struct Command {
 	 "           [--format=text|json]\n"
 	 "      the search loop: propose with tactics, verify, rank, run the best on the GPU, keep the\n"
 	 "      frontier, record everything (resumable); ranking by the cost model (docs/COST.md)"},
+	{"log", cmd_log,
+	 "log [--family F] [--campaign C] [--verdict V] [--kernel K] [--shape S] [--candidate ID]\n"
+	 "           [--gpu G] [--harness KEY] [--limit N] [--store PATH] [--format=text|json]\n"
+	 "      the store's evaluations, newest first: verdict, measured median, predicted time, ratio"},
+	{"show", cmd_show,
+	 "show ID [--store PATH] [--format=text|json]\n"
+	 "      one candidate (full id or unique prefix): origin, parent, IR, evaluations, findings"},
+	{"best", cmd_best,
+	 "best FAMILY --shape S [--kernel K] [--campaign C] [--gpu G] [--store PATH] [--format=text|json]\n"
+	 "      the fastest timed ok evaluation of a family at a shape; --frontier [FAMILY]: the best\n"
+	 "      per (family, kernel, shape)"},
+	{"diff", cmd_diff,
+	 "diff A [B] [--context N] [--store PATH] [--format=text|json]\n"
+	 "      the IR diff of two candidates (one: A's parent against A) and their evaluations side by side"},
+	{"export", cmd_export,
+	 "export [--family F] [--verdict V] [--gpu G] [--harness KEY] [...log's filters] [-o FILE] [--store PATH]\n"
+	 "      the measurement set as JSON lines (cake-measure/1), oldest first, for calibration"},
 	{"cost", cmd_cost,
 	 "cost FILE --shape NAME=V,... [--kernel NAME] [--target h200] [--model FILE.json] [--format=text|json]\n"
 	 "     cost --targets [--format=text|json]\n"
@@ -76,6 +94,10 @@ static const struct Command {
 	{"apply", cmd_apply,
 	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
 	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
+	{"mcp", cmd_mcp,
+	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
+	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
+	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -14,13 +14,16 @@
  * command is one file here plus one line there.
  *
  * The helpers below are the only shared command-line code: the usage-error
- * line, the colour rule (NO_COLOR, TERM=dumb, isatty) and the printing of
- * findings, so that every command words them the same way.
+ * line, the colour rule (NO_COLOR, TERM=dumb, isatty), the printing of
+ * findings, and what the store's query commands (log, show, best, diff,
+ * export) share: opening a store read-only, the filter options and the
+ * wording of a failed query, so that every command words them the same way.
  */
 #ifndef CAKE_CMD_H
 #define CAKE_CMD_H
 
 #include "../cake.h"
+#include "../harness/store.h"
 
 typedef enum CmdColor { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } CmdColor;
 
@@ -36,6 +39,12 @@ int cmd_eval(int argc, char **argv);
 int cmd_tactics(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_evolve(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_best(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
@@ -64,5 +73,22 @@ void cmd_print_diags(SourceSet *ss, DiagList *dl);
 /* Parse a --dump-after stage name (or the legacy --dump=ast|sema names) into
  * *stage; false if unknown. */
 bool cmd_parse_stage(const char *v, int *stage);
+
+/* ---- the store's query commands (util.c) ---- */
+/* Open the store at path (NULL: STORE_DEFAULT_PATH) for a query: never
+ * created, an empty file is not a store yet. Returns 0 with *st set, or 2
+ * after printing "cake CMD: ..." (for a missing file: how a store is made). */
+int cmd_open_store(const char *cmd, const char *path, Store **st);
+/* Parse the store filter option at argv[*i] (--family, --campaign, --verdict,
+ * --kernel, --shape, --candidate, --gpu, --harness, --limit) into f, checking
+ * verdict names, shapes and limits: 1 when it was one, 0 when it is not a
+ * filter option, 2 after printing a usage error. */
+int cmd_filter_option(const char *cmd, int argc, char **argv, int *i, StoreFilter *f);
+/* Parse a --format=text|json option at argv[*i] into *fmt: 1 when it was one,
+ * 0 when not, 2 after printing a usage error. */
+int cmd_format_option(const char *cmd, int argc, char **argv, int *i, StoreFormat *fmt);
+/* Print "cake CMD: " and st's message for a failed query; returns the exit
+ * status: 1 for STORE_NOT_FOUND and STORE_AMBIGUOUS, 2 for anything else. */
+int cmd_store_failed(const char *cmd, Store *st, StoreStatus s);
 
 #endif

@@ -3,13 +3,15 @@
  *
  *   cake eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force]
  *             [--dry-run] [--seed N] [--iters N] [--timeout SEC] [--no-time]
- *             [--campaign NAME] [--origin ORIGIN] [--format=text|json]
+ *             [--campaign NAME] [--origin ORIGIN] [--parent ID] [--format=text|json]
  *
  * Checks, ranks, builds, runs and records (src/harness/eval.c). A
  * (candidate, shape, harness) already judged is served from the store unless
  * --force; a verifier rejection is recorded with its findings at no GPU
  * cost. The predicted time comes from the ranking seam (src/harness/rank.h):
- * the cost model (src/cost/cost.h), whose version is recorded.
+ * the cost model (src/cost/cost.h), whose version is recorded. --parent names the
+ * candidate this one was derived from (a stored candidate's id or unique
+ * prefix, resolved to the full id), so that `cake diff ID` can show the change.
  *
  * Exit status: 0 ok (or dry_run), 1 any other verdict, 2 bad usage or a store
  * problem, 69 no GPU (the no_gpu verdict is still recorded; use --dry-run).
@@ -27,7 +29,7 @@ static int eval_usage(const char *msg, const char *arg)
 	fprintf(stderr, msg, arg);
 	fprintf(stderr, "\nusage: cake eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
 	                "                 [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME]\n"
-	                "                 [--origin human|agent:NAME|tactic:NAME:ARGS] [--format=text|json]\n");
+	                "                 [--origin human|agent:NAME|tactic:NAME:ARGS] [--parent ID] [--format=text|json]\n");
 	return 2;
 }
 
@@ -74,7 +76,7 @@ int cmd_eval(int argc, char **argv)
 	EvalRequest req = eval_request();
 	req.run.time = true;
 	req.run.iters = 30;
-	const char *file = NULL, *spath = NULL;
+	const char *file = NULL, *spath = NULL, *parent = NULL;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -89,6 +91,8 @@ int cmd_eval(int argc, char **argv)
 			req.campaign = v;
 		else if ((v = cli_optval(argc, argv, &i, "--origin", &missing)))
 			req.origin = v;
+		else if ((v = cli_optval(argc, argv, &i, "--parent", &missing)))
+			parent = v;
 		else if ((v = cli_optval(argc, argv, &i, "--seed", &missing)))
 			req.run.seed = strtoull(v, NULL, 0);
 		else if ((v = cli_optval(argc, argv, &i, "--iters", &missing))) {
@@ -135,6 +139,18 @@ int cmd_eval(int argc, char **argv)
 		sb_free(&err);
 		free(text);
 		return 2;
+	}
+	char parent_id[STORE_ID_LEN + 1];
+	if (parent) {
+		StoreStatus ps = store_resolve(st, parent, parent_id);
+		if (ps != STORE_OK) {
+			fprintf(stderr, "cake eval: --parent: %s\n", store_errmsg(st));
+			store_close(st);
+			sb_free(&err);
+			free(text);
+			return 2;
+		}
+		req.parent = parent_id;
 	}
 	req.text = text;
 	req.len = len;

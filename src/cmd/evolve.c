@@ -3,7 +3,7 @@
  *
  *   cake evolve FILE|FAMILY --shape NAME=V,... [--shape ...] [--budget 10m|90s|200c]
  *               [--store PATH] [--dry-run] [--require-gpu] [--kernel NAME]
- *               [--baseline FILE] [--width N] [--top N] [--campaign NAME]
+ *               [--baseline FILE [--baseline-kernel NAME]] [--width N] [--top N] [--campaign NAME]
  *               [--seed N] [--iters N] [--timeout SEC] [--kernels DIR] [--format=text|json]
  *
  * On a terminal it keeps one live progress line (candidates proposed,
@@ -42,7 +42,8 @@ static int evolve_usage(const char *msg, const char *arg)
 	fprintf(stderr, "cake evolve: ");
 	fprintf(stderr, msg, arg);
 	fprintf(stderr, "\nusage: cake evolve FILE|FAMILY --shape NAME=V,... [--shape ...] [--budget 10m|90s|200c] [--store PATH]\n"
-	                "                   [--dry-run] [--require-gpu] [--kernel NAME] [--baseline FILE] [--width N] [--top N]\n"
+	                "                   [--dry-run] [--require-gpu] [--kernel NAME] [--baseline FILE [--baseline-kernel NAME]]\n"
+	                "                   [--width N] [--top N]\n"
 	                "                   [--campaign NAME] [--seed N] [--iters N] [--timeout SEC] [--kernels DIR]\n"
 	                "                   [--format=text|json]\n");
 	return 2;
@@ -171,6 +172,8 @@ int cmd_evolve(int argc, char **argv)
 			spath = v;
 		else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
 			o.kernel = v;
+		else if ((v = cli_optval(argc, argv, &i, "--baseline-kernel", &missing)))
+			o.baseline_kernel = v;
 		else if ((v = cli_optval(argc, argv, &i, "--baseline", &missing)))
 			o.baseline = v;
 		else if ((v = cli_optval(argc, argv, &i, "--campaign", &missing)))

@@ -293,7 +293,10 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 			snprintf(res->message, sizeof res->message, "%s", err);
 		} else {
 			res->has_pred = rank_predict(j.plan, dims, fam, &res->pred);
-			if (req->dry_run) {
+			if (req->dry_run && req->no_jit) {
+				res->verdict = STORE_V_DRY_RUN;
+				snprintf(res->message, sizeof res->message, "screened: checked, ranked and lowered; not compiled or run");
+			} else if (req->dry_run) {
 				CakeOptions jo = cake_options(CAKE_JIT);
 				int rc = cake_jit(&u, &jo);
 				if (rc == GPU_EXIT_NO_DRIVER) {

@@ -43,6 +43,8 @@ typedef struct EvalRequest {
 	const char *tactics;        /* the tactic-set version to record (NULL: the current set's) */
 	RunOptions run;             /* seed, watchdog, timing */
 	bool dry_run;               /* everything but the GPU run */
+	bool no_jit;                /* with dry_run: stop after the ranking (no NVRTC compile); the
+	                             * search loop's screening pass before its GPU runs */
 	bool force;                 /* evaluate again even when the store has a verdict */
 	Store *store;               /* NULL: nothing is recorded or served */
 } EvalRequest;

@@ -98,6 +98,7 @@ bool rank_predict(const Plan *p, const long long *dimvals, const Family *f, Rank
 	out->memory_us = cp.memory_us;
 	out->fill_us = cp.fill_us;
 	out->launch_us = cp.launch_us;
+	out->latency_us = cp.latency_us;
 	out->wave_efficiency = cp.wave_efficiency;
 	out->ctas_per_sm = cp.ctas_per_sm;
 	out->bottleneck = cp.bottleneck;

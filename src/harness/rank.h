@@ -28,6 +28,7 @@
 typedef struct RankPrediction {
 	double us;                  /* predicted kernel time in microseconds */
 	double compute_us, memory_us, fill_us, launch_us;
+	double latency_us;          /* exposed load latency */
 	double wave_efficiency;     /* busy SM-slots over launched SM-slots, 0..1 */
 	int ctas_per_sm;
 	const char *bottleneck;     /* memory, tensor, latency, sync, occupancy, launch */

@@ -137,7 +137,7 @@ void store_eval_json(StrBuf *out, const StoreEval *e)
 }
 
 enum { COL_ID, COL_TIME, COL_CAND, COL_FAMILY, COL_KERNEL, COL_SHAPE, COL_VERDICT, COL_MEDIAN, COL_PRED,
-       COL_CAMPAIGN, NCOL };
+       COL_RATIO, COL_CAMPAIGN, NCOL };
 
 /* The text cells of one evaluation row. */
 static void eval_cells(const StoreEval *e, StrBuf c[NCOL])
@@ -157,14 +157,19 @@ static void eval_cells(const StoreEval *e, StrBuf c[NCOL])
 		sb_printf(&c[COL_PRED], "%.1f", e->predicted_us);
 	else
 		sb_putc(&c[COL_PRED], '-');
+	/* predicted over measured: > 1 when the model is pessimistic */
+	if (isfinite(e->predicted_us) && isfinite(e->median_us) && e->median_us > 0)
+		sb_printf(&c[COL_RATIO], "%.2f", e->predicted_us / e->median_us);
+	else
+		sb_putc(&c[COL_RATIO], '-');
 	text_cell(&c[COL_CAMPAIGN], e->campaign);
 }
 
 static void print_eval_table(StrBuf *out, const StoreEval *e, int n)
 {
 	static const char *head[NCOL] = {"ID", "TIME", "CANDIDATE", "FAMILY", "KERNEL", "SHAPE", "VERDICT",
-	                                 "MEDIAN_US", "PRED_US", "CAMPAIGN"};
-	static const bool right[NCOL] = {true, false, false, false, false, false, false, true, true, false};
+	                                 "MEDIAN_US", "PRED_US", "PRED/MEAS", "CAMPAIGN"};
+	static const bool right[NCOL] = {true, false, false, false, false, false, false, true, true, true, false};
 	size_t w[NCOL];
 	for (int k = 0; k < NCOL; k++)
 		w[k] = strlen(head[k]);

@@ -7,7 +7,7 @@
  * the preorder statement index and the sampled domain points). It is the
  * same model the lowering's derive step reads, so the verifier checks the
  * facts the lowering will use. Each family (resource.c, contract.c,
- * barrier.c, race.c, dataflow.c, schedule.c, deadlock.c) reads the model
+ * barrier.c, race.c, dataflow.c, memory.c, schedule.c, deadlock.c) reads the model
  * and reports through v_report (report.c); none keeps state of its own.
  */
 #ifndef CAKE_VERIFY_INT_H
@@ -31,6 +31,8 @@ void verify_race(Sched *v);
 void verify_dataflow(Sched *v);
 /* CK-SCHED-*: initialisation, unused resources, dead roles, trip counts. */
 void verify_schedule(Sched *v);
+/* CK-MEM-*: global tensor coverage, single writes, bounds; ring stages read after release. */
+void verify_memory(Sched *v);
 /* CK-DEAD-*: the deadlock model checker. */
 void verify_deadlock(Sched *v);
 
@@ -38,5 +40,16 @@ void verify_deadlock(Sched *v);
 /* diag_add with the role/resource/barrier/pipeline fields set when non-NULL. */
 Diag *v_report(Sched *v, const char *rule, Span span, int role, const char *resource,
                int bar, int pipe, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+/* ---- fix.c: machine-applicable fixes attached at report sites ---- */
+/* Attach to d a fix replacing the number after keyword kw ("arrivals",
+ * "stages", "regs") in declaration decl with value; NULL (nothing attached)
+ * when the source has no such token. */
+DiagFix *v_fix_decl_int(Sched *v, Diag *d, const Decl *decl, const char *kw, long long value);
+/* Attach to d a fix inserting the missing `arrive` of ring barrier b in its
+ * one producer's pipelined loop, after the last use of the ring there (and
+ * declaring the arrivals that gives); NULL when the repair is not mechanical
+ * (see fix.c) or some role already arrives on b. */
+DiagFix *v_fix_arrive(Sched *v, Diag *d, int b);
 
 #endif

@@ -1461,6 +1461,8 @@ static void test_printers_export(void **state)
 	assert_non_null(strstr(head, "ID  TIME"));
 	assert_non_null(strstr(head, "VERDICT"));
 	assert_non_null(strstr(head, "MEDIAN_US"));
+	assert_non_null(strstr(head, "PRED/MEAS"));
+	assert_non_null(strstr(t, " 0.90 "));   /* row 0: predicted 45 over measured 50 */
 	assert_non_null(strstr(t, "2023-11-14T22:13:20.000Z"));
 	char c12[13];
 	snprintf(c12, sizeof c12, "%.12s", f.g1);
