@@ -81,8 +81,9 @@ static const struct Command {
 	 "      the cost model's predicted time for a kernel at a shape: its parts, the bottleneck and\n"
 	 "      suggestions (no GPU); --targets lists the GPU rows and the source of every fact"},
 	{"calibrate", cmd_calibrate,
-	 "calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl] [--sources DIR...]\n"
-	 "           [--holdout N] [-o data/cost/h200-vN.json] [--format=text|json]\n"
+	 "calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl...] [--candidates FILE]\n"
+	 "           [--sources DIR...] [--split candidate|group] [--holdout N] [--lambda X] [--rank-weight W]\n"
+	 "           [-o data/cost/h200-vN.json] [--format=text|json]\n"
 	 "      fit the cost model's coefficients to measured evaluations; report Kendall tau, median\n"
 	 "      error and top-3 hits per family on a held-out split; write the new model version"},
 	{"families", cmd_families,

@@ -14,9 +14,10 @@ import sys
 
 NAMES = ["h200", "h100"]
 KEYS = {"eff_tensor": "CC_EFF_TENSOR", "eff_l2": "CC_EFF_L2", "eff_hbm": "CC_EFF_HBM", "eff_vec": "CC_EFF_VEC",
-        "overlap": "CC_OVERLAP", "lat_scale": "CC_LAT_SCALE", "sync_scale": "CC_SYNC_SCALE",
+        "overlap": "CC_OVERLAP", "tma_lat_scale": "CC_LAT_SCALE", "sync_scale": "CC_SYNC_SCALE",
         "launch_us": "CC_LAUNCH_US", "cta_us": "CC_CTA_US", "mem_serial": "CC_MEM_SERIAL",
-        "l2_reuse": "CC_L2_REUSE"}
+        "l2_reuse": "CC_L2_REUSE", "gmem_lat_scale": "CC_GMEM_LAT_SCALE", "wgmma_n0": "CC_WGMMA_N0",
+        "eff_atomic": "CC_EFF_ATOMIC", "vstmt_us": "CC_VSTMT_US"}
 
 
 def cstr(s):

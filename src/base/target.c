@@ -81,8 +81,8 @@ static const GpuInfo gpus[] = {
 		.hbm_bw = MEAS(4.17e12, "ANCHORS.md: device-to-device copy of 2 GiB, 4.17 TB/s read + write "
 		               "(datasheet 4.8 TB/s)"),
 		.l2_bytes = SHEET(50.0 * 1024 * 1024, "50 MB L2 (GH100 in its SXM configuration)"),
-		.l2_bw = LEAD(8.5e12, "derived from bench/RESULTS.md run A1: the 128x256 and 128x128 GEMMs at 8192^3 "
-		              "move 12.9 and 17.2 GB of TMA tiles in 1521 and 2098 us (8.5 and 8.2 TB/s)"),
+		.l2_bw = LEAD(11.0e12, "derived from bench/RESULTS.md run C3: a 128x128-tile GEMM with a grouped raster "
+		              "moved 17.2 GB of TMA tiles at 8192^3 in 1557.6 us (11.0 TB/s, a lower bound)"),
 		.l2_sm_bw = LEAD(64 * 1.98e9, "64 B/clock per SM at 1.98 GHz; not published for Hopper"),
 		.mma_bf16 = MEAS(781e12, "ANCHORS.md: cuBLAS bf16 GEMM 8192^3, 781 TFLOP/s (datasheet 989.4 dense)"),
 		.mma_f16 = MEAS(760e12, "ANCHORS.md: cuBLAS fp16 GEMM 8192^3, 760 TFLOP/s (datasheet 989.4 dense)"),
@@ -103,7 +103,7 @@ static const GpuInfo gpus[] = {
 		.hbm_bw = LEAD(2.91e12, "datasheet 3.35 TB/s x 0.869, the share of its 4.8 TB/s datasheet figure "
 		               "the H200's copy reaches; not measured on an H100"),
 		.l2_bytes = SHEET(50.0 * 1024 * 1024, "H100 SXM5: 50 MB L2"),
-		.l2_bw = LEAD(8.5e12, "the H200's (the same GH100 L2 and clocks); not measured on an H100"),
+		.l2_bw = LEAD(11.0e12, "the H200's (the same GH100 L2 and clocks); not measured on an H100"),
 		.l2_sm_bw = LEAD(64 * 1.98e9, "64 B/clock per SM at 1.98 GHz; not published for Hopper"),
 		.mma_bf16 = LEAD(781e12, "the H200's measured cuBLAS ceiling: the same SMs, clocks and 700 W "
 		                 "(datasheet 989.4 dense); not measured on an H100"),

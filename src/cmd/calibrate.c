@@ -2,14 +2,16 @@
  * calibrate.c — `cake calibrate`: fit the cost model to measured
  * evaluations and write the new model version.
  *
- *   cake calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl]
- *                  [--sources DIR]... [--holdout N] [--lambda X] [--version V]
+ *   cake calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl...]
+ *                  [--candidates FILE.jsonl]... [--sources DIR]... [--split candidate|group]
+ *                  [--holdout N] [--lambda X] [--rank-weight W] [--version V]
  *                  [-o data/cost/h200-vN.json] [--format=text|json]
  *
- * Reads the measurements (a store's ok evaluations, or a cake-measure/1
- * file: the store's export), fits the coefficients on a deterministic split
- * that holds out whole (family, shape) groups, and reports per family, on
- * the held-out groups: Kendall tau between predicted and measured times,
+ * Reads the measurements (a store's ok evaluations, or cake-measure/1
+ * files: the store's export, with the cake-candidate/1 file of their texts
+ * beside them), fits the coefficients on a deterministic split that holds
+ * out one candidate in N (or whole (family, shape) groups), and reports per
+ * family, on the held-out part: Kendall tau between predicted and measured times,
  * the median absolute percentage error and the top-3 hit rate
  * (src/harness/calibrate.h, docs/COST.md). With -o it writes the fitted
  * model (its version: --version, or the file's name without .json), which
@@ -29,8 +31,9 @@ static int cal_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "cake calibrate: ");
 	fprintf(stderr, msg, arg);
-	fprintf(stderr, "\nusage: cake calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl]\n"
-	                "                      [--sources DIR]... [--holdout N] [--lambda X] [--version V]\n"
+	fprintf(stderr, "\nusage: cake calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl...]\n"
+	                "                      [--candidates FILE.jsonl]... [--sources DIR]... [--split candidate|group]\n"
+	                "                      [--holdout N] [--lambda X] [--rank-weight W] [--version V]\n"
 	                "                      [-o data/cost/h200-vN.json] [--format=text|json]\n");
 	return 2;
 }
@@ -50,9 +53,19 @@ int cmd_calibrate(int argc, char **argv)
 			req.target = v;
 		else if ((v = cli_optval(argc, argv, &i, "--store", &missing)))
 			req.store = v;
-		else if ((v = cli_optval(argc, argv, &i, "--data", &missing)))
-			req.data = v;
-		else if ((v = cli_optval(argc, argv, &i, "--sources", &missing))) {
+		else if ((v = cli_optval(argc, argv, &i, "--data", &missing))) {
+			if (req.ndata == CAL_MAX_SOURCES)
+				return cal_usage("at most 16 --data files (got '%s' past them)", v);
+			req.data[req.ndata++] = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--candidates", &missing))) {
+			if (req.ncandidates == CAL_MAX_SOURCES)
+				return cal_usage("at most 16 --candidates files (got '%s' past them)", v);
+			req.candidates[req.ncandidates++] = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--split", &missing))) {
+			if (strcmp(v, "candidate") && strcmp(v, "group"))
+				return cal_usage("unknown --split '%s' (candidate or group)", v);
+			req.by_group = !strcmp(v, "group");
+		} else if ((v = cli_optval(argc, argv, &i, "--sources", &missing))) {
 			if (req.nsources == CAL_MAX_SOURCES)
 				return cal_usage("at most 16 --sources (got '%s' past them)", v);
 			req.sources[req.nsources++] = v;
@@ -65,6 +78,11 @@ int cmd_calibrate(int argc, char **argv)
 			req.lambda = strtod(v, &end);
 			if (*end || req.lambda < 0)
 				return cal_usage("--lambda needs a number >= 0, got '%s'", v);
+		} else if ((v = cli_optval(argc, argv, &i, "--rank-weight", &missing))) {
+			char *end;
+			req.rank_weight = strtod(v, &end);
+			if (*end || req.rank_weight < 0)
+				return cal_usage("--rank-weight needs a number >= 0, got '%s'", v);
 		} else if ((v = cli_optval(argc, argv, &i, "--version", &missing))) {
 			if (strlen(v) >= sizeof version || strchr(v, ';'))
 				return cal_usage("--version '%s' is too long or holds ';'", v);
@@ -81,7 +99,7 @@ int cmd_calibrate(int argc, char **argv)
 		else
 			return cal_usage("unknown argument '%s'", a);
 	}
-	if ((req.store != NULL) == (req.data != NULL))
+	if ((req.store != NULL) == (req.ndata > 0))
 		return cal_usage("%s", "give one of --store PATH and --data FILE.jsonl");
 	if (!version[0] && out) {
 		const char *base = strrchr(out, '/');

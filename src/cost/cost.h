@@ -65,7 +65,9 @@ typedef struct CostWork {
 typedef struct CostSeg {
 	double mma_flops;           /* wgmma / mma FLOPs (2 M N K each) */
 	double vec_ops;             /* SIMT element operations on fragments and shared memory */
-	double bytes;               /* SM-side global traffic: TMA, loads, stores, atomics */
+	double bytes;               /* SM-side global traffic: TMA, loads, stores */
+	double atomic_bytes;        /* global atomics (read-modify-write at L2: twice their elements) */
+	double vstmts;              /* vector statements (each a dependent chain with a latency) */
 	double lat_steps;           /* dependent global loads (a load's latency each), unroll-divided */
 	double waits;               /* barrier waits, named-barrier syncs, wgmma_wait drains */
 } CostSeg;
@@ -96,6 +98,9 @@ typedef struct CostCounts {
 	int consumer_wgs;           /* its warpgroups */
 	bool self_fed;              /* that role issues the ring's loads itself (no producer role) */
 	CostSeg it;                 /* per iteration: the critical role's work + the ring's TMA bytes */
+	CostSeg hold;               /* per iteration: the critical role's work before it releases the
+	                             * ring (its first `arrive` in the loop; all of it when none) */
+	double mma_inv_n;           /* FLOP-weighted mean of 1 / N over the wgmmas (N per warpgroup) */
 	CostSeg pro, epi;           /* per tile, before and after the main loop (every role) */
 	CostSeg serial;             /* no main loop: the critical role's whole program, per tile */
 	CostSeg tile;               /* everything one tile does, every role */
@@ -138,12 +143,16 @@ typedef enum CostCoef {
 	CC_EFF_HBM,                 /* share of the DRAM ceiling */
 	CC_EFF_VEC,                 /* share of the SIMT issue rate fragment math reaches */
 	CC_OVERLAP,                 /* share of the smaller of (wgmma, vector) time hidden under the larger */
-	CC_LAT_SCALE,               /* multiplies the TMA and global-load latencies */
+	CC_LAT_SCALE,               /* multiplies the TMA latency */
 	CC_SYNC_SCALE,              /* multiplies the barrier-wait latency */
 	CC_LAUNCH_US,               /* launch overhead per timed launch, us */
 	CC_CTA_US,                  /* per-CTA start-up (barrier init, tensor-map prefetch), us */
 	CC_MEM_SERIAL,              /* share of the smaller of DRAM and L2 time not hidden under the larger */
 	CC_L2_REUSE,                /* share of the L2 capacity that keeps data for later tiles */
+	CC_GMEM_LAT_SCALE,          /* multiplies the global-load latency */
+	CC_WGMMA_N0,                /* a wgmma of N columns runs at N / (N + n0) of the rate, relative to N = 256 */
+	CC_EFF_ATOMIC,              /* share of the L2 bandwidth global atomics (red, fetch_add) reach */
+	CC_VSTMT_US,                /* latency of one vector statement beyond its throughput, us */
 	CC_NCOEF
 } CostCoef;
 
@@ -252,20 +261,25 @@ typedef struct CostMetrics {
 	int groups;                 /* (family, shape) groups with >= 2 samples */
 	int pairs;                  /* candidate pairs inside those groups */
 	double tau;                 /* Kendall tau-b over those pairs (NaN: no untied pair) */
+	double tau3;                /* the same over the pairs measured at least 3 % apart (NaN: none) */
+	int pairs3;
 	double mape;                /* median absolute percentage error (NaN: no sample) */
 	int top3_hits, top3_groups; /* groups whose measured best is in the model's top 3 */
 	int top3_trivial;           /* of those, groups of 3 or fewer (always hit) */
 } CostMetrics;
 
-/* Mark each sample held out or not: whole (family, shape) groups are held
- * out, chosen by an xxh3 hash of the group (one in `every`), and at least
- * one group per family with two or more groups. Deterministic. */
-void cost_split(CostSample *s, int n, int every);
-/* Fit m's coefficients to the samples not held out: coordinate search in
- * log space over the squared log error, plus a pull toward the prior of
- * weight lambda per coefficient. Starts from *m, writes the result into *m.
- * Deterministic. Returns the final objective. */
-double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, CostModel *m);
+/* Mark each sample held out or not, one in `every` by an xxh3 hash:
+ * candidates (by_group false: a candidate is held out at all its shapes) or
+ * whole (family, shape) groups (at least one per family with two or more).
+ * Deterministic. */
+void cost_split(CostSample *s, int n, int every, bool by_group);
+/* Fit m's coefficients to the samples not held out: coordinate search over
+ * the mean squared log error, plus rank_weight times a pairwise ranking loss
+ * (candidates of one group in the wrong order), plus a pull toward the prior
+ * of weight lambda per coefficient. Starts from *m, writes the result into
+ * *m. Deterministic. Returns the final objective. */
+double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
+                CostModel *m);
 /* Predict every sample under m (into pred_us) and compute the metrics of
  * those with heldout == which and family `family` (NULL: all). */
 void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bool which, const char *family,

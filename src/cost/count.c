@@ -61,6 +61,9 @@ typedef struct Walk {
 	double tiles;
 	CostSeg role[MAXROLE];       /* per role, per tile */
 	CostSeg *loopseg;            /* per PlanLoop: absolute totals inside it */
+	CostSeg *loophold;           /* per PlanLoop: the part before its first `arrive` */
+	bool *arrived;               /* per PlanLoop: its `arrive` has been walked */
+	double mma_w, mma_wn;        /* FLOPs of the wgmmas, and FLOPs / N */
 	double *loopiters;           /* per PlanLoop: iterations per tile */
 	/* pass 2: the prologue / epilogue split */
 	int pass;
@@ -87,6 +90,8 @@ static void seg_add(CostSeg *d, const CostSeg *s, double m)
 	d->mma_flops += s->mma_flops * m;
 	d->vec_ops += s->vec_ops * m;
 	d->bytes += s->bytes * m;
+	d->atomic_bytes += s->atomic_bytes * m;
+	d->vstmts += s->vstmts * m;
 	d->lat_steps += s->lat_steps * m;
 	d->waits += s->waits * m;
 }
@@ -94,7 +99,8 @@ static void seg_add(CostSeg *d, const CostSeg *s, double m)
 /* Nominal seconds of a segment on one H200 SM: only to choose between loops and roles. */
 static double nominal(const CostSeg *s)
 {
-	return s->mma_flops / 5.9e12 + s->vec_ops / 2.5e11 + s->bytes / 6.4e10 + s->lat_steps * 6e-7 + s->waits * 2e-8;
+	return s->mma_flops / 5.9e12 + s->vec_ops / 2.5e11 + (s->bytes + s->atomic_bytes) / 6.4e10 + s->lat_steps * 6e-7 +
+	       s->waits * 2e-8 + s->vstmts * 2e-8;
 }
 
 static const char *refname(const Expr *e)
@@ -472,6 +478,11 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 				K = (double)(at ? p->frags[af].rows : p->frags[af].cols);
 		}
 		g->mma_flops = 2 * M * N * K;
+		if (w->pass == 1 && g->mma_flops > 0) {
+			double wn = (double)(p->frags[f].wg_cols > 0 ? p->frags[f].wg_cols : (long long)N);
+			w->mma_w += g->mma_flops * mult;
+			w->mma_wn += g->mma_flops * mult / wn;
+		}
 		if (w->out->mma_dt == DT_NONE)
 			w->out->mma_dt = b >= 0 ? p->buffers[b].dt : DT_BF16;
 		break;
@@ -486,6 +497,7 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 		} else {
 			g->vec_ops = fe > 0 ? fe : buf_elems(p, refname(s->src), NULL);
 		}
+		g->vstmts = fe > 0;
 		break;
 	}
 	case S_STORE:
@@ -497,7 +509,10 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 		const Decl *prm = global_param(w->k, refname(s->dst));
 		if (prm && s->dst && s->dst->kind == E_INDEX) {
 			double el = fmax(box_elems(w, s->dst, prm), fe);
-			g->bytes += el * dtype_size(prm->dt) * (s->kind == S_ATOMIC ? 2 : 1);
+			if (s->kind == S_ATOMIC)
+				g->atomic_bytes += el * dtype_size(prm->dt) * 2;
+			else
+				g->bytes += el * dtype_size(prm->dt);
 			if (w->pass == 1)
 				w->out->write_bytes += el * dtype_size(prm->dt) * mult;
 			g->vec_ops += el * ops(s->src);
@@ -505,6 +520,7 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 			double el = fe > 0 ? fe : buf_elems(p, refname(s->dst), NULL);
 			g->vec_ops += el * (1 + ops(s->src) + (s->kind == S_ATOMIC ? 1 : 0));
 		}
+		g->vstmts += fe > 0;
 		break;
 	}
 	case S_LET: {
@@ -521,6 +537,7 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 		g->bytes = global_reads(w, s->src, fe, &nr, mult);
 		g->lat_steps = nr / latdiv;
 		g->vec_ops = (fe > 0 ? fe : 1) * fmax(1, ops(s->src));
+		g->vstmts = fe > 0;
 		break;
 	}
 	default:
@@ -545,8 +562,10 @@ static void walk(Walk *w, Stmt **body, int n, int role, double mult, double latd
 			double t = trip_count(w, s);
 			int li = s->pipe ? loop_index(w->p, s) : -1;
 			bool is_main = li >= 0 && w->p->loops[li].pipe == w->main_pipe;
-			if (w->pass == 1 && li >= 0)
+			if (w->pass == 1 && li >= 0) {
 				w->loopiters[li] += mult * t;
+				w->arrived[li] = false;
+			}
 			if (w->pass == 2 && is_main) {
 				if (role == w->crit_role)
 					w->phase = 2;
@@ -570,8 +589,13 @@ static void walk(Walk *w, Stmt **body, int n, int role, double mult, double latd
 		if (w->pass == 1) {
 			if (role >= 0 && role < MAXROLE)
 				seg_add(&w->role[role], &g, mult);
-			if (ploop >= 0)
+			if (ploop >= 0) {
 				seg_add(&w->loopseg[ploop], &g, mult);
+				if (!w->arrived[ploop])
+					seg_add(&w->loophold[ploop], &g, mult);
+				if (s->kind == S_ARRIVE)
+					w->arrived[ploop] = true;
+			}
 		} else if (role == w->crit_role) {
 			seg_add(w->phase == 2 ? &w->epi : &w->pro, &g, mult);
 		} else if (ploop < 0 || w->p->loops[ploop].pipe != w->main_pipe) {
@@ -655,6 +679,8 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 	w.p = p, w.k = k, w.dims = dims, w.tiles = tiles, w.out = out;
 	w.loopseg = xcalloc((size_t)p->nloops + 1, sizeof *w.loopseg);
 	w.loopiters = xcalloc((size_t)p->nloops + 1, sizeof *w.loopiters);
+	w.loophold = xcalloc((size_t)p->nloops + 1, sizeof *w.loophold);
+	w.arrived = xcalloc((size_t)p->nloops + 1, sizeof *w.arrived);
 	w.main_pipe = -1;
 	w.crit_role = -1;
 	w.pass = 1;
@@ -683,13 +709,14 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 			if (t > rbest)
 				rbest = t, w.crit_role = p->loops[i].role;
 		}
-		CostSeg in = {0}, feed = {0};
+		CostSeg in = {0}, feed = {0}, hold = {0};
 		double iters = 0;
 		for (int i = 0; i < p->nloops; i++) {
 			if (p->loops[i].pipe != w.main_pipe)
 				continue;
 			if (p->loops[i].role == w.crit_role) {
 				seg_add(&in, &w.loopseg[i], 1);
+				seg_add(&hold, &w.loophold[i], 1);
 				iters += w.loopiters[i];
 			} else {
 				feed.bytes += w.loopseg[i].bytes;
@@ -703,6 +730,7 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 		out->iters = iters;
 		if (iters > 0) {
 			seg_add(&out->it, &in, 1 / iters);
+			seg_add(&out->hold, &hold, 1 / iters);
 			out->it.bytes += feed.bytes / iters;
 		}
 		for (int b = 0; b < p->nbuffers; b++)
@@ -737,11 +765,15 @@ bool cost_count(const Plan *p, const long long *dims, CostCounts *out, char *err
 		out->stages = 0;
 		out->iters = 0;
 		memset(&out->it, 0, sizeof out->it);
+		memset(&out->hold, 0, sizeof out->hold);
 		memset(&out->pro, 0, sizeof out->pro);
 		memset(&out->epi, 0, sizeof out->epi);
 	}
+	out->mma_inv_n = w.mma_w > 0 ? w.mma_wn / w.mma_w : 0;
 	free(w.loopseg);
 	free(w.loopiters);
+	free(w.loophold);
+	free(w.arrived);
 	cost_reuse(out, out->group);
 	return true;
 }

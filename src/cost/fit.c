@@ -2,17 +2,24 @@
  * fit.c — calibration arithmetic: the held-out split, the coefficient fit
  * and the ranking metrics (cost.h).
  *
- * Split. The search loop ranks candidates of one family at one shape, so
- * the unit of generalisation is a (family, shape) group: whole groups are
- * held out, so that a held-out ranking was never seen by the fit. A group
- * is held out when the xxh3-64 hash of its key is 0 modulo `every`; a
- * family with two or more groups and none held out gives up the group with
- * the smallest hash. No randomness: the same data always splits the same.
+ * Split. By candidate (the default): a candidate is held out when the
+ * xxh3-64 hash of its id is 0 modulo `every`, at every shape it was
+ * measured at, so the held-out candidates of a (family, shape) group are
+ * ranked by a model that never saw them. By group: whole (family, shape)
+ * groups are held out (the hash of the group's key), so that a held-out
+ * ranking is at a shape the fit never saw; a family with two or more groups
+ * and none held out gives up the group with the smallest hash. No
+ * randomness: the same data always splits the same.
  *
  * Fit. The objective is the mean squared log error of the training samples,
- * (ln predicted - ln measured)^2, plus lambda times the squared distance of
- * each coefficient from the prior in units of its range (a weak pull that
- * keeps coefficients the data does not constrain where the prior put them).
+ * (ln predicted - ln measured)^2, plus rank_weight times the mean pairwise
+ * ranking loss over the training pairs of one group whose measured times
+ * differ by more than 1 % (t ln(1 + exp((ln p_fast - ln p_slow) / t)),
+ * t = 0.02: about the log error of a pair in the wrong order, about 0 for
+ * one in the right order), plus lambda times the squared distance of each
+ * coefficient from the prior in units of its range (a weak pull that keeps
+ * coefficients the data does not constrain where the prior put them). The
+ * search ranks candidates, so the time's scale alone is not the target.
  * Coordinate search: each coefficient in turn tries +-step (times its
  * range, clamped to its bounds) and keeps the better value; sweeps repeat
  * until none improves, then the step halves, from 1/4 down to 1/4096. The
@@ -24,7 +31,9 @@
  *                (concordant - discordant) / sqrt((pairs - tied in the
  *                prediction) (pairs - tied in the measurement)), so that two
  *                candidates the model cannot tell apart and the GPU could
- *                not either do not count against it;
+ *                not either do not count against it; and the same over the
+ *                pairs measured at least 3 % apart (tau3: about twice the
+ *                run-to-run noise, so the pairs whose order is real);
  *   MAPE         the median of |predicted - measured| / measured;
  *   top-3        groups of two or more whose measured best is among the
  *                model's three fastest predictions (groups of 3 or fewer
@@ -43,10 +52,15 @@ static uint64_t group_hash(const char *g)
 	return XXH3_64bits(g ? g : "", g ? strlen(g) : 0);
 }
 
-void cost_split(CostSample *s, int n, int every)
+void cost_split(CostSample *s, int n, int every, bool by_group)
 {
 	if (every < 1)
 		every = 1;
+	if (!by_group) {
+		for (int i = 0; i < n; i++)
+			s[i].heldout = group_hash(s[i].cand) % (uint64_t)every == 0;
+		return;
+	}
 	for (int i = 0; i < n; i++)
 		s[i].heldout = group_hash(s[i].group) % (uint64_t)every == 0;
 	/* a family with >= 2 groups and none held out gives up its smallest-hash group */
@@ -87,8 +101,36 @@ static double round6(double x)
 	return strtod(buf, NULL);
 }
 
+typedef struct Pairs {
+	int (*ij)[2];               /* training pairs of one group: [0] measured faster */
+	int n;
+	double *lp;                 /* ln predicted, per sample */
+} Pairs;
+
+static void make_pairs(CostSample *s, int n, Pairs *pp)
+{
+	int cap = 0;
+	pp->ij = NULL;
+	pp->n = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n && pp->n < 400000; j++) {
+			if (s[i].heldout || s[j].heldout || !(s[i].meas_us > 0) || !(s[j].meas_us > 0) ||
+			    strcmp(s[i].group, s[j].group) || fabs(log(s[i].meas_us / s[j].meas_us)) < 0.01)
+				continue;
+			if (pp->n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				pp->ij = xrealloc(pp->ij, (size_t)cap * sizeof *pp->ij);
+			}
+			bool ifast = s[i].meas_us < s[j].meas_us;
+			pp->ij[pp->n][0] = ifast ? i : j;
+			pp->ij[pp->n][1] = ifast ? j : i;
+			pp->n++;
+		}
+	pp->lp = xcalloc((size_t)n + 1, sizeof *pp->lp);
+}
+
 static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel *m, const CostModel *prior,
-                        double lambda)
+                        double lambda, double rank_weight, Pairs *pp)
 {
 	double sum = 0;
 	int cnt = 0;
@@ -96,11 +138,21 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 		if (s[i].heldout || !(s[i].meas_us > 0))
 			continue;
 		double p = cost_predict_us(&s[i].c, &s[i].w, g, m);
-		double d = log(p > 1e-9 ? p : 1e-9) - log(s[i].meas_us);
+		pp->lp[i] = log(p > 1e-9 ? p : 1e-9);
+		double d = pp->lp[i] - log(s[i].meas_us);
 		sum += d * d;
 		cnt++;
 	}
 	double obj = cnt ? sum / cnt : 0;
+	if (rank_weight > 0 && pp->n > 0) {
+		const double t = 0.02;
+		double r = 0;
+		for (int q = 0; q < pp->n; q++) {
+			double x = (pp->lp[pp->ij[q][0]] - pp->lp[pp->ij[q][1]]) / t;
+			r += t * (x > 30 ? x : log1p(exp(x)));
+		}
+		obj += rank_weight * r / pp->n;
+	}
 	for (int j = 0; j < CC_NCOEF; j++) {
 		double lo, hi;
 		cost_coef_bounds(j, &lo, &hi);
@@ -110,9 +162,12 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 	return obj;
 }
 
-double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, CostModel *m)
+double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
+                CostModel *m)
 {
-	double best = objective(s, n, g, m, prior, lambda);
+	Pairs pp;
+	make_pairs(s, n, &pp);
+	double best = objective(s, n, g, m, prior, lambda, rank_weight, &pp);
 	for (double step = 0.25; step >= 1.0 / 4096; step /= 2) {
 		for (int sweep = 0; sweep < 200; sweep++) {
 			bool improved = false;
@@ -126,7 +181,7 @@ double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, 
 					if (x == x0)
 						continue;
 					m->c[j] = x;
-					double o = objective(s, n, g, m, prior, lambda);
+					double o = objective(s, n, g, m, prior, lambda, rank_weight, &pp);
 					if (o < best - 1e-12) {
 						best = o;
 						bx = x;
@@ -146,7 +201,10 @@ double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, 
 		double x = round6(m->c[j]);
 		m->c[j] = x < lo ? lo : x > hi ? hi : x;
 	}
-	return objective(s, n, g, m, prior, lambda);
+	double o = objective(s, n, g, m, prior, lambda, rank_weight, &pp);
+	free(pp.ij);
+	free(pp.lp);
+	return o;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -172,7 +230,7 @@ void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bo
 		ape[a] = fabs(s[idx[a]].pred_us - s[idx[a]].meas_us) / s[idx[a]].meas_us;
 	qsort(ape, (size_t)k, sizeof *ape, cmp_double);
 	out->mape = k == 0 ? NAN : k % 2 ? ape[k / 2] : (ape[k / 2 - 1] + ape[k / 2]) / 2;
-	long conc = 0, disc = 0, tie_p = 0, tie_m = 0;
+	long conc = 0, disc = 0, tie_p = 0, tie_m = 0, c3 = 0, d3 = 0, t3 = 0;
 	bool *done = xcalloc((size_t)k + 1, sizeof *done);
 	for (int a = 0; a < k; a++) {
 		if (done[a])
@@ -197,6 +255,12 @@ void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bo
 					disc++;
 				tie_p += dp == 0;
 				tie_m += dm == 0;
+				if (fabs(log(s[mem[x]].meas_us / s[mem[y]].meas_us)) >= log(1.03)) {
+					out->pairs3++;
+					c3 += dp * dm > 0;
+					d3 += dp * dm < 0;
+					t3 += dp == 0;
+				}
 			}
 		int best = mem[0];
 		for (int x = 1; x < nm; x++)
@@ -211,6 +275,8 @@ void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bo
 	}
 	double den = sqrt((double)(out->pairs - tie_p) * (double)(out->pairs - tie_m));
 	out->tau = den > 0 ? (double)(conc - disc) / den : NAN;
+	double den3 = sqrt((double)(out->pairs3 - t3) * (double)out->pairs3);
+	out->tau3 = den3 > 0 ? (double)(c3 - d3) / den3 : NAN;
 	free(done);
 	free(idx);
 	free(ape);

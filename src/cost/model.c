@@ -3,19 +3,23 @@
  * with named parts, a bottleneck class and suggestions (cost.h).
  *
  * Notation (docs/COST.md has the long form): per SM rates
- *   R_mma = MMA rate(dtype) * eff_tensor / SMs            FLOP/s
+ *   R_mma = MMA rate(dtype) * eff_tensor / nfac / SMs     FLOP/s, nfac = 256 / (256 + n0)
+ *           * (1 + n0 * mean(1 / N)): a wgmma of N columns per warpgroup runs
+ *           at N / (N + wgmma_n0) of the rate, relative to N = 256
  *   R_vec = SIMT lanes * clock * eff_vec                  ops/s
  *   R_l2  = min(l2_bw * eff_l2 / A, l2_sm_bw * eff_l2)    bytes/s, A = active SMs
- * latencies L = tma_latency * lat_scale, Lg = gmem_latency * lat_scale,
+ * latencies L = tma_latency * tma_lat_scale, Lg = gmem_latency * gmem_lat_scale,
  * a wait w = mbar_latency * sync_scale.
  *
  * Main loop, per iteration (one CTA alone on its SM):
  *   mma = it.flops / R_mma, vec = it.ops / R_vec
  *   core = max(mma, vec) + (1 - overlap) * min(mma, vec) + it.waits * w
- *   feed = it.bytes / R_l2
- *   arrive = (L + feed + core) / stages  (`stages` ring slots, each held from
- *            its load's issue through the compute on it: Little's law; 1
- *            when the computing role issues its own loads: no producer runs ahead)
+ *   feed = it.bytes / R_l2 + it.atomics / R_at, R_at = l2_bw * eff_atomic / A
+ *   arrive = (L + feed + held) / stages  (`stages` ring slots, each held from
+ *            its load's issue until the consumer releases it (`held`: its
+ *            work before the ring's `arrive`): Little's law; one slot, held
+ *            through all the compute, when the computing role issues its own
+ *            loads: no producer runs ahead)
  *   it = max(core, feed, arrive), exposed = max(0, arrive - max(core, feed))
  * Tile: fill = L + (pro.bytes + it.bytes) / R_l2 + pro work;
  *   epi = the epilogue's bytes / R_l2 + its vector work + its waits;
@@ -136,7 +140,9 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	double sms = g->sm_count.v > 0 ? g->sm_count.v : 1;
 	double clk = g->sm_clock_ghz.v * 1e9;
 	double rate = mma_rate(g, c->mma_dt);
-	double R_mma = rate * k[CC_EFF_TENSOR] / sms * 1e-6;             /* FLOP per us */
+	/* smaller wgmmas run below the rate of an N = 256 one (fixed cost per instruction) */
+	double n0 = k[CC_WGMMA_N0], nfac = c->mma_inv_n > 0 ? 256 / (256 + n0) * (1 + n0 * c->mma_inv_n) : 1;
+	double R_mma = rate * k[CC_EFF_TENSOR] / nfac / sms * 1e-6;      /* FLOP per us */
 	double R_vec = t->simt_lanes_per_sm * clk * k[CC_EFF_VEC] * 1e-6; /* ops per us */
 	if (R_mma <= 0)
 		R_mma = 1e-30;
@@ -169,8 +175,10 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	double R_l2 = fmin(g->l2_bw.v * k[CC_EFF_L2] / active, g->l2_sm_bw.v * k[CC_EFF_L2]) * 1e-6; /* bytes per us */
 	if (R_l2 <= 0)
 		R_l2 = 1e-30;
+	double R_at = fmax(g->l2_bw.v * k[CC_EFF_ATOMIC] / active * 1e-6, 1e-30);        /* atomic bytes per us */
+	double vs = k[CC_VSTMT_US];
 	double L = g->tma_latency_us.v * k[CC_LAT_SCALE];
-	double Lg = g->gmem_latency_us.v * k[CC_LAT_SCALE];
+	double Lg = g->gmem_latency_us.v * k[CC_GMEM_LAT_SCALE];
 	double wt = g->mbar_latency_us.v * k[CC_SYNC_SCALE];
 	/* each consumer warpgroup beyond the first hides a share `overlap` of the
 	 * wgmma / vector time the others leave exposed (one warpgroup waits for
@@ -182,37 +190,44 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	double it = 0, fill = 0, epi = 0, serial = 0, exposed = 0, sync_it = 0, unhidden_it = 0;
 	if (c->has_loop) {
 		p->mma_it_us = c->it.mma_flops / R_mma;
-		p->vec_it_us = c->it.vec_ops / R_vec;
+		p->vec_it_us = c->it.vec_ops / R_vec + c->it.vstmts * vs;
 		sync_it = c->it.waits * wt;
 		p->core_us = compute_time(p->mma_it_us, p->vec_it_us, ov) + sync_it;
 		unhidden_it = (1 - ov) * fmin(p->mma_it_us, p->vec_it_us);
-		p->feed_us = c->it.bytes / R_l2;
+		p->feed_us = c->it.bytes / R_l2 + c->it.atomic_bytes / R_at;
 		/* a ring slot is held from its load's issue until the consumer
 		 * releases it: latency, transfer and the compute on it */
 		int depth = c->self_fed ? 1 : c->stages > 0 ? c->stages : 1;   /* a role that loads and
 		                                                             * computes waits for its own loads */
-		p->arrive_us = (L + p->feed_us + p->core_us) / depth;
+		double held = c->self_fed ? p->core_us
+		              : compute_time(c->hold.mma_flops / R_mma, c->hold.vec_ops / R_vec + c->hold.vstmts * vs, ov) +
+		                c->hold.waits * wt;
+		p->arrive_us = (L + p->feed_us + held) / depth;
 		it = fmax(p->core_us, fmax(p->feed_us, p->arrive_us));
 		exposed = fmax(0, p->arrive_us - fmax(p->core_us, p->feed_us));
 		p->it_us = it;
 		p->exposed_it_us = exposed;
-		fill = L + (c->pro.bytes + c->it.bytes) / R_l2 + c->pro.lat_steps * Lg +
-		       compute_time(c->pro.mma_flops / R_mma, c->pro.vec_ops / R_vec, ov) + c->pro.waits * wt;
-		epi = c->epi.bytes / R_l2 + compute_time(c->epi.mma_flops / R_mma, c->epi.vec_ops / R_vec, ov) +
+		fill = L + (c->pro.bytes + c->it.bytes) / R_l2 + c->pro.atomic_bytes / R_at + c->pro.lat_steps * Lg +
+		       compute_time(c->pro.mma_flops / R_mma, c->pro.vec_ops / R_vec + c->pro.vstmts * vs, ov) +
+		       c->pro.waits * wt;
+		epi = c->epi.bytes / R_l2 + c->epi.atomic_bytes / R_at +
+		      compute_time(c->epi.mma_flops / R_mma, c->epi.vec_ops / R_vec + c->epi.vstmts * vs, ov) +
 		      c->epi.lat_steps * Lg + c->epi.waits * wt;
 		/* stages that would cover the latency, and what shared memory allows */
 		double busy = fmax(p->core_us, p->feed_us);
-		p->stages_needed = busy > 0 ? (int)ceil((L + p->feed_us + p->core_us) / busy - 1e-9) : c->stages;
+		p->stages_needed = busy > 0 ? (int)ceil(p->arrive_us * depth / busy - 1e-9) : c->stages;
 		if (p->stages_needed < 1)
 			p->stages_needed = 1;
 		p->stages_max = c->stage_stride > 0 ? (int)((t->smem_per_block - c->smem_other) / c->stage_stride) : c->stages;
 	} else {
-		serial = c->serial.lat_steps * Lg + c->serial.bytes / R_l2 +
-		         compute_time(c->serial.mma_flops / R_mma, c->serial.vec_ops / R_vec, ov) + c->serial.waits * wt;
+		serial = c->serial.lat_steps * Lg + c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at +
+		         compute_time(c->serial.mma_flops / R_mma, c->serial.vec_ops / R_vec + c->serial.vstmts * vs, ov) +
+		         c->serial.waits * wt;
 	}
 	double cta = k[CC_CTA_US];
 	double tile_us = cta + fill + c->iters * it + epi + serial;
-	double thru_tile = fmax(compute_time(c->tile.mma_flops / R_mma, c->tile.vec_ops / R_vec, ov), c->tile.bytes / R_l2);
+	double thru_tile = fmax(compute_time(c->tile.mma_flops / R_mma, c->tile.vec_ops / R_vec, ov),
+	                        c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at);
 
 	double body_sm, chain_tiles, n_sm;
 	if (c->persistent) {
@@ -256,7 +271,8 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	double l2_eff = g->l2_bytes.v * k[CC_L2_REUSE];
 	p->dram_bytes = fmax(w->bytes, dram_reuse_bytes(c, l2_eff));
 	p->hbm_us = g->hbm_bw.v > 0 ? p->dram_bytes / (g->hbm_bw.v * k[CC_EFF_HBM]) * 1e6 : 0;
-	p->l2_us = g->l2_bw.v > 0 ? c->tile.bytes * tiles / (g->l2_bw.v * k[CC_EFF_L2]) * 1e6 : 0;
+	p->l2_us = g->l2_bw.v > 0 ? (c->tile.bytes / k[CC_EFF_L2] + c->tile.atomic_bytes / k[CC_EFF_ATOMIC]) * tiles /
+	                            g->l2_bw.v * 1e6 : 0;
 	p->memory_us = fmax(p->hbm_us, p->l2_us) + k[CC_MEM_SERIAL] * fmin(p->hbm_us, p->l2_us);
 	double body = fmax(body_sm, fmax(fmax(p->tensor_us, p->vector_us), p->memory_us));
 	if (tiles <= 0)
@@ -280,7 +296,8 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		share[p->memory_us >= p->tensor_us && p->memory_us >= p->vector_us ? B_MEMORY
 		      : p->tensor_us >= p->vector_us ? B_TENSOR : B_SYNC] += body;
 	} else if (!c->persistent && p->thru_us > p->chain_us) {
-		double cm = c->tile.mma_flops / R_mma, cv = c->tile.vec_ops / R_vec, cb = c->tile.bytes / R_l2;
+		double cm = c->tile.mma_flops / R_mma, cv = c->tile.vec_ops / R_vec,
+		       cb = c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at;
 		share[cb >= compute_time(cm, cv, ov) ? B_MEMORY : cm >= cv ? B_TENSOR : B_SYNC] += body;
 	} else {
 		double n_it = chain_tiles * c->iters;
@@ -297,8 +314,9 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 			}
 		}
 		share[B_LATENCY] += p->fill_us + chain_tiles * cta + chain_tiles * c->serial.lat_steps * Lg;
-		share[B_SYNC] += p->epilogue_us + chain_tiles * (c->serial.vec_ops / R_vec + c->serial.waits * wt);
-		share[B_MEMORY] += chain_tiles * c->serial.bytes / R_l2;
+		share[B_SYNC] += p->epilogue_us + chain_tiles * (c->serial.vec_ops / R_vec + c->serial.vstmts * vs +
+		                                                 c->serial.waits * wt);
+		share[B_MEMORY] += chain_tiles * (c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at);
 		share[B_TENSOR] += chain_tiles * c->serial.mma_flops / R_mma;
 	}
 	share[B_OCC] += p->tail_us;
@@ -322,11 +340,12 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		if (p->stages_needed <= p->stages_max)
 			suggest(p, p->latency_us, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage is held (latency "
 			        "%.2f + transfer %.2f + compute %.2f): try `stages %d` (shared memory allows %d)", c->pipe, c->stages,
-			        cover, L + p->feed_us + p->core_us, L, p->feed_us, p->core_us, p->stages_needed, p->stages_max);
+			        cover, p->arrive_us * c->stages, L, p->feed_us, p->arrive_us * c->stages - L - p->feed_us,
+			        p->stages_needed, p->stages_max);
 		else
 			suggest(p, p->latency_us * 0.5, "pipeline %s: %d stages cover %.2f us of the %.2f us a stage is held; %d "
 			        "would be needed but shared memory allows %d: a smaller tile per stage lets more stages fit",
-			        c->pipe, c->stages, cover, L + p->feed_us + p->core_us, p->stages_needed, p->stages_max);
+			        c->pipe, c->stages, cover, p->arrive_us * c->stages, p->stages_needed, p->stages_max);
 	}
 	if (tiles > 0 && tiles < sms && !c->persistent)
 		suggest(p, body * (1 - tiles / sms), "%.0f SMs, %.0f CTAs: %.0f SMs idle: split-K or a smaller tile (the grid) "

@@ -50,7 +50,8 @@ CalRequest cal_request(void)
 	memset(&r, 0, sizeof r);
 	r.target = "h200";
 	r.holdout = 3;
-	r.lambda = 0.05;
+	r.lambda = 0.5;
+	r.rank_weight = 3;
 	return r;
 }
 
@@ -81,6 +82,45 @@ static const char *jstr(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void add_known(Ctx2 *x, const char *id, const char *text)
+{
+	if (x->nknown == x->capknown) {
+		x->capknown = x->capknown ? 2 * x->capknown : 64;
+		x->known = xrealloc(x->known, (size_t)x->capknown * sizeof *x->known);
+	}
+	Known *k = &x->known[x->nknown++];
+	snprintf(k->id, sizeof k->id, "%s", id);
+	k->text = arena_strdup(x->a, text);
+}
+
+/* Read a cake-candidate/1 file (id and canonical text per line); a missing
+ * file is not an error when `optional`. */
+static bool read_candidates(Ctx2 *x, const char *path, bool optional, char *err, size_t n)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text) {
+		if (optional)
+			return true;
+		snprintf(err, n, "cannot read '%s': %s", path, strerror(errno));
+		return false;
+	}
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		json_t *o = json_loads(l, 0, NULL);
+		const char *fmt = o ? jstr(o, "format") : NULL, *id = o ? jstr(o, "id") : NULL, *t = o ? jstr(o, "text") : NULL;
+		if (fmt && !strcmp(fmt, "cake-candidate/1") && id && t && strlen(id) == STORE_ID_LEN) {
+			/* only a text that hashes to its id is taken */
+			char h[STORE_ID_LEN + 1];
+			store_hash_text(t, h);
+			if (!strcmp(h, id))
+				add_known(x, id, t);
+		}
+		json_decref(o);
+	}
+	free(text);
+	return true;
 }
 
 static bool read_data(Ctx2 *x, const char *path, CalReport *rep, char *err, size_t n)
@@ -208,13 +248,9 @@ static void index_dir(Ctx2 *x, const char *dir, int depth)
 			continue;
 		char *canon = eval_canonical(&x->ss, path, text, len);
 		free(text);
-		if (x->nknown == x->capknown) {
-			x->capknown = x->capknown ? 2 * x->capknown : 64;
-			x->known = xrealloc(x->known, (size_t)x->capknown * sizeof *x->known);
-		}
-		Known *k = &x->known[x->nknown++];
-		store_hash_text(canon, k->id);
-		k->text = arena_strdup(x->a, canon);
+		char id[STORE_ID_LEN + 1];
+		store_hash_text(canon, id);
+		add_known(x, id, canon);
 		free(canon);
 	}
 	closedir(d);
@@ -301,13 +337,34 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 	rep->gpu = cost_target(req->target ? req->target : "h200", err, n);
 	if (!rep->gpu)
 		goto out;
-	if ((req->store != NULL) == (req->data != NULL)) {
+	if ((req->store != NULL) == (req->ndata > 0)) {
 		snprintf(err, n, "give one of --store PATH and --data FILE.jsonl");
 		goto out;
 	}
-	snprintf(rep->source, sizeof rep->source, "%s", req->store ? req->store : req->data);
-	if (req->store ? !read_store(&x, req->store, req->family, rep, err, n) : !read_data(&x, req->data, rep, err, n))
-		goto out;
+	if (req->store) {
+		snprintf(rep->source, sizeof rep->source, "%s", req->store);
+		if (!read_store(&x, req->store, req->family, rep, err, n))
+			goto out;
+	}
+	for (int i = 0; i < req->ndata; i++) {
+		size_t at = strlen(rep->source);
+		snprintf(rep->source + at, sizeof rep->source - at, "%s%s", i ? ", " : "", req->data[i]);
+		if (!read_data(&x, req->data[i], rep, err, n))
+			goto out;
+		size_t l = strlen(req->data[i]);
+		char *side = xmalloc(l + 32);
+		if (l > 6 && !strcmp(req->data[i] + l - 6, ".jsonl"))
+			snprintf(side, l + 32, "%.*s.candidates.jsonl", (int)(l - 6), req->data[i]);
+		else
+			snprintf(side, l + 32, "%s.candidates.jsonl", req->data[i]);
+		bool ok = read_candidates(&x, side, true, err, n);
+		free(side);
+		if (!ok)
+			goto out;
+	}
+	for (int i = 0; i < req->ncandidates; i++)
+		if (!read_candidates(&x, req->candidates[i], false, err, n))
+			goto out;
 
 	rep->samples = xcalloc((size_t)x.nrows + 1, sizeof *rep->samples);
 	rep->labels = xcalloc((size_t)x.nrows + 1, sizeof *rep->labels);
@@ -388,7 +445,7 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 	/* split, fit, measure */
 	CostSample *s = rep->samples;
 	int ns = rep->nsamples;
-	cost_split(s, ns, req->holdout > 0 ? req->holdout : 3);
+	cost_split(s, ns, req->holdout > 0 ? req->holdout : 3, req->by_group);
 	for (int i = 0; i < ns; i++)
 		rep->heldout += s[i].heldout;
 	rep->train = ns - rep->heldout;
@@ -396,7 +453,7 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 	rep->fitted = rep->prior;
 	rep->obj_prior = train_error(s, ns, rep->gpu, &rep->prior);
 	if (rep->train > 0)
-		cost_fit(s, ns, rep->gpu, &rep->prior, req->lambda, &rep->fitted);
+		cost_fit(s, ns, rep->gpu, &rep->prior, req->lambda, req->rank_weight, &rep->fitted);
 	rep->obj_fit = train_error(s, ns, rep->gpu, &rep->fitted);
 
 	/* the data hash: the rows fitted on, sorted */
@@ -416,10 +473,15 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 	if (!rep->fitted.version[0])
 		snprintf(rep->fitted.version, sizeof rep->fitted.version, "%s-fit", rep->gpu->cost_model);
 	snprintf(rep->fitted.target, sizeof rep->fitted.target, "%s", rep->gpu->name);
-	const char *base = strrchr(rep->source, '/');
-	snprintf(rep->fitted.fitted_on, sizeof rep->fitted.fitted_on, "%d measurements from %.120s: %d fitted, %d held out "
-	         "(1 in %d (family, shape) groups)", ns, base ? base + 1 : rep->source, rep->train, rep->heldout,
-	         req->holdout > 0 ? req->holdout : 3);
+	char names[160] = "";
+	for (int i = 0; i < req->ndata || (i == 0 && req->store); i++) {
+		const char *p = req->store ? req->store : req->data[i], *b = strrchr(p, '/');
+		size_t at = strlen(names);
+		snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", b ? b + 1 : p);
+	}
+	snprintf(rep->fitted.fitted_on, sizeof rep->fitted.fitted_on, "%d measurements from %s: %d fitted, %d held out "
+	         "(1 in %d %s)", ns, names, rep->train, rep->heldout, req->holdout > 0 ? req->holdout : 3,
+	         req->by_group ? "(family, shape) groups" : "candidates");
 	rep->fitted.rows = ns;
 	rep->fitted.train = rep->train;
 	rep->fitted.heldout = rep->heldout;
@@ -470,6 +532,8 @@ static void metrics_text(StrBuf *b, const CostMetrics *m)
 		sb_puts(b, "n/a");
 	else
 		sb_printf(b, "%.2f", m->tau);
+	if (!isnan(m->tau3))
+		sb_printf(b, " (%.2f over the %d pairs >= 3%% apart)", m->tau3, m->pairs3);
 	sb_printf(b, ", median error %.1f%%, top-3 ", 100 * m->mape);
 	if (m->top3_groups)
 		sb_printf(b, "%d/%d (%d trivial)", m->top3_hits, m->top3_groups, m->top3_trivial);
@@ -484,6 +548,11 @@ static void metrics_json(StrBuf *b, const CostMetrics *m)
 		sb_puts(b, "null");
 	else
 		sb_printf(b, "%.4f", m->tau);
+	sb_printf(b, ",\"pairs3\":%d,\"tau3\":", m->pairs3);
+	if (isnan(m->tau3))
+		sb_puts(b, "null");
+	else
+		sb_printf(b, "%.4f", m->tau3);
 	sb_puts(b, ",\"mape\":");
 	if (isnan(m->mape))
 		sb_puts(b, "null");
