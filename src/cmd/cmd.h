@@ -45,6 +45,7 @@ int cmd_best(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
+int cmd_library(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
