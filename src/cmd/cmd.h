@@ -47,6 +47,8 @@ int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
 int cmd_library(int argc, char **argv);
+int cmd_cost(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may
