@@ -16,13 +16,15 @@
 # and compares Cake's o and final state with FLA's within the same tolerance.
 #   decode   B in {1, 8, 64, 256} x H in {32, 64}, T = 1, f32 state: kda_decode against
 #            fused_recurrent_kda, both timed from a CUDA graph of 20 calls (per call); plus a
-#            speculative window (T = 4) and a bf16 state at B = 64, H = 32;
+#            speculative window (T = 4) and a bf16 state at B = 64, H = 32, and the 16-row
+#            value split (kda_decode_v16) at B = 1 and 8;
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
 #            1300,547,2048,963,271,3063, and 8 x 1024): kda_prefill[_varlen] (Cake's
 #            software-pipelined per-token recurrence; the chunked tensor-core prefill does not
-#            lower yet) against chunk_kda, events; plus the plain recurrence (kda_recurrent)
-#            at H = 64, one sequence, to show what the pipelining buys, and the long single
-#            sequence of ANCHORS.md (T = 32768, H = 32).
+#            lower yet) against chunk_kda, events; plus, at H = 64 and one sequence, the plain
+#            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
+#            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
+#            (T = 32768, H = 32).
 # --quick runs two decode and two small prefill cases. Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
@@ -84,6 +86,8 @@ else
 			case_ decode_B${B}_H${H} --mode decode --shape B=$B,H=$H,T=1
 		done
 	done
+	case_ decode_v16_B1_H32 --mode decode --shape B=1,H=32,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
+	case_ decode_v16_B8_H32 --mode decode --shape B=8,H=32,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
 	case_ decode_spec4_B64_H32 --mode decode --shape B=64,H=32,T=4
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
 	for H in 96 64; do
@@ -93,6 +97,8 @@ else
 	done
 	case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
+	case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
 	case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --iters 3 --check-heads 8
 fi
 

@@ -12,7 +12,8 @@
 # (min(t + 1, last)), so the loop has no branch: the last iteration reloads its own token.
 #   kda_prefill         B sequences of T tokens ([B, T, H, *], states [B, H, V, K])
 #   kda_prefill_varlen  N packed sequences (B = 1) through cu_seqlens Cu [N + 1]
-# Each has a _lb twin with the lower-bound gate. Shape domain: K = V = 128.
+#   kda_prefill_v16     kda_prefill with 16 value rows per CTA (8 CTAs per head)
+# The first two have _lb twins with the lower-bound gate. Shape domain: K = V = 128.
 kernel kda_prefill target sm_90a family kda
   const DK = 128
   const DV = 128
@@ -324,5 +325,83 @@ kernel kda_prefill_varlen_lb target sm_90a family kda
       al1 = exp(lower_bound * sigmoid(am * (f32(gx) + dtb)))
     }
     store SN[n, h, vb * VB +: VB, :] <- S
+  }
+}
+
+# kda_prefill_v16: 16 value rows per CTA, 8 CTAs per head: twice the CTAs (more of them per SM
+# to hide the loads' latency), half the rows per thread. bench/kda.sh times it beside kda_prefill.
+kernel kda_prefill_v16 target sm_90a family kda
+  const DK = 128
+  const DV = 128
+  const VB = 16                           # value rows per CTA
+  param Q:    global bf16[B, T, H, DK]
+  param K:    global bf16[B, T, H, DK]
+  param V:    global bf16[B, T, H, DV]
+  param G:    global bf16[B, T, H, DK]     # gate before activation (g_raw)
+  param Beta: global bf16[B, T, H]         # beta logits
+  param Alog: global f32[H]
+  param Dtb:  global f32[H, DK]            # dt_bias
+  param S0:   global f32[B, H, DV, DK]   # state entering the sequence, V-first
+  param SN:   global f32[B, H, DV, DK]   # state leaving it
+  param O:    global bf16[B, T, H, DV]
+  grid (DV / VB, H, B) as (vb, h, b)
+  role upd warps 0..3
+  frag S:   f32[16, 128] in upd lanes 32   # this CTA's 16 value rows of the state
+  frag kx:  bf16[128] in upd               # the next token's k, q, g and v as loaded
+  frag qx:  bf16[128] in upd
+  frag gx:  bf16[128] in upd
+  frag vx:  bf16[16] in upd
+  frag dtb: f32[128] in upd
+  frag kn:  f32[128] in upd                # this token: k^, q^, the decay a
+  frag qn:  f32[128] in upd
+  frag al:  f32[128] in upd
+  frag kn1: f32[128] in upd                # the next token, prepared during this one
+  frag qn1: f32[128] in upd
+  frag al1: f32[128] in upd
+  frag vv:  f32[16] in upd                 # this token's values and beta (per row)
+  frag bv:  f32[16] in upd
+  frag bv1: f32[16] in upd                 # the next token's beta
+  frag sk:  f32[16] in upd
+  frag sq:  f32[16] in upd
+  frag d:   f32[16] in upd
+{
+  in upd {
+    let am = -exp(Alog[h])
+    load dtb <- Dtb[h, :]
+    load S <- S0[b, h, vb * VB +: VB, :]
+    load kx <- K[b, 0, h, :]
+    load qx <- Q[b, 0, h, :]
+    load gx <- G[b, 0, h, :]
+    load vx <- V[b, 0, h, vb * VB +: VB]
+    bv1 = sigmoid(f32(Beta[b, 0, h]))
+    kn1 = f32(kx)
+    kn1 = kn1 * rsqrt(sum(kn1 * kn1) + 1e-06)
+    qn1 = f32(qx)
+    qn1 = qn1 * (rsqrt(sum(qn1 * qn1) + 1e-06) * 0.08838834764831845)
+    al1 = exp(am * softplus(f32(gx) + dtb))
+    for t in 0 .. T {
+      let tn = min(t + 1, T - 1)
+      kn = kn1
+      qn = qn1
+      al = al1
+      vv = f32(vx)
+      bv = bv1
+      load kx <- K[b, tn, h, :]
+      load qx <- Q[b, tn, h, :]
+      load gx <- G[b, tn, h, :]
+      load vx <- V[b, tn, h, vb * VB +: VB]
+      bv1 = sigmoid(f32(Beta[b, tn, h]))
+      sk = rowsum(S * cols(al * kn))
+      sq = rowsum(S * cols(al * qn))
+      d = bv * (vv - sk)
+      S = S * cols(al) + rows(d) * cols(kn)
+      store O[b, t, h, vb * VB +: VB] <- bf16(sq + d * sum(kn * qn))
+      kn1 = f32(kx)
+      kn1 = kn1 * rsqrt(sum(kn1 * kn1) + 1e-06)
+      qn1 = f32(qx)
+      qn1 = qn1 * (rsqrt(sum(qn1 * qn1) + 1e-06) * 0.08838834764831845)
+      al1 = exp(am * softplus(f32(gx) + dtb))
+    }
+    store SN[b, h, vb * VB +: VB, :] <- S
   }
 }

@@ -70,6 +70,7 @@ D=kernels/kda
 run $D/kda_decode.cake kda_decode 1 3 1 2 3 0 0 0 1
 run $D/kda_decode.cake kda_decode 1 2 5 3 2 0 0 0 2            # a speculative window of 5 tokens
 run $D/kda_decode.cake kda_decode_lb 1 2 2 2 2 0 -5 0 3
+run $D/kda_decode.cake kda_decode_v16 1 2 3 2 2 0 0 0 19
 run $D/kda_decode_bf16.cake kda_decode_bf16 1 2 3 2 2 0 0 1 4
 run $D/kda_decode_bf16.cake kda_decode_bf16_lb 1 1 1 3 1 0 -2.5 1 5
 run $D/kda_recurrent.cake kda_recurrent 0 2 40 1 2 0 0 0 6
@@ -81,6 +82,7 @@ run $D/kda_prefill.cake kda_prefill 0 1 1 1 1 0 0 0 14            # one token: t
 run $D/kda_prefill.cake kda_prefill_lb 0 1 29 1 1 0 -5 0 15
 run $D/kda_prefill.cake kda_prefill_varlen 0 1 70 2 5 1 0 0 16
 run $D/kda_prefill.cake kda_prefill_varlen_lb 0 1 40 1 4 1 -2 0 17
+run $D/kda_prefill.cake kda_prefill_v16 0 2 23 2 2 0 0 0 18
 # the generic thread-tile primitives (colsum, sum of row vectors and tiles, row_idx/col_idx)
 d=$TMP/tile_ops
 mkdir -p "$d"
