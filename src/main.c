@@ -84,6 +84,15 @@ static const struct Command {
 	{"apply", cmd_apply,
 	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
 	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
+	{"gate", cmd_gate,
+	 "gate [--root DIR] [--gpu] [--timeout SEC] [--format=text|json]\n"
+	 "      the corpus gate: valid programs check clean, known-bad ones are caught by the rule\n"
+	 "      their '# expect:' names, kernels compile to sm_90a cubins with 0 spills; --gpu runs\n"
+	 "      each family's correctness case\n"
+	 "  cake gate --store PATH [--no-record] [--trace ID] [--format=text|json]\n"
+	 "      rule impact: re-judge every stored candidate with this harness; per rule, true and\n"
+	 "      false positives against the recorded GPU verdicts (recorded in the store); --trace\n"
+	 "      prints one candidate's history"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -55,6 +55,10 @@ void diag_set(char **field, const char *fmt, ...) __attribute__((format(printf, 
 void diag_related(Diag *d, Span s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Free every finding. */
 void diag_free(DiagList *dl);
+/* Remove the recorded findings at index from and later whose rule is one of
+ * rules (NULL-terminated), keeping the order of the rest and the counts true;
+ * returns how many were removed. */
+int diag_remove_rules(DiagList *dl, int from, const char *const *rules);
 /* Stable order: by file, line, col, then rule ID. */
 void diag_sort(DiagList *dl);
 /* Name of a severity: "error", "warning", "note". */

@@ -367,6 +367,8 @@ StoreStatus store_export_jsonl(Store *st, const StoreFilter *f, StrBuf *out, int
 
 typedef enum StoreFormat { STORE_FMT_TEXT, STORE_FMT_JSON } StoreFormat;
 
+/* Append Unix milliseconds as ISO 8601 UTC ("2026-12-01T09:24:37.068Z"), as every printer shows times. */
+void store_print_time(StrBuf *out, int64_t ms);
 /* One evaluation as a JSON object (the object of the export and of the printers). */
 void store_eval_json(StrBuf *out, const StoreEval *e);
 /* Evaluations: a text table, one line each, or JSON {"schema":"cake-evals/1","evaluations":[...]}. */
