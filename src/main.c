@@ -93,6 +93,11 @@ static const struct Command {
 	 "      rule impact: re-judge every stored candidate with this harness; per rule, true and\n"
 	 "      false positives against the recorded GPU verdicts (recorded in the store); --trace\n"
 	 "      prints one candidate's history"},
+	{"mine", cmd_mine,
+	 "mine [--store PATH] [--family F] [--campaign C] [--kernel K] [--shape S] [--max-ok PERCENT]\n"
+	 "           [--format=text|json]\n"
+	 "      failure mining: group the GPU failures the verifier passed by the schedule features\n"
+	 "      they share (rare among ok runs), with the rule family where a check is missing"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},
