@@ -98,6 +98,10 @@ static const struct Command {
 	 "           [--format=text|json]\n"
 	 "      failure mining: group the GPU failures the verifier passed by the schedule features\n"
 	 "      they share (rare among ok runs), with the rule family where a check is missing"},
+	{"report", cmd_report,
+	 "report [--store PATH] [-o FILE] [--title TEXT] [--family F] [--campaign C] [--kernel K] [--shape S]\n"
+	 "      the campaign report: one static HTML page (inline SVG, no JavaScript): evolution curve,\n"
+	 "      predicted vs measured, verdict mix, frontier with IR diffs, rule impact"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},
