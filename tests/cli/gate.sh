@@ -94,6 +94,8 @@ else
 fi
 
 # ---- no corpus, usage ----
+run help
+expect "cake help lists gate, mine and report" 0 out 'cake gate \[--root DIR\]' out 'cake gate --store PATH' out 'cake mine ' out 'cake report '
 mkdir -p "$T/empty"
 run gate --root "$T/empty"
 expect "a root without a corpus" 2 err 'holds no corpus'
