@@ -102,6 +102,10 @@ static const struct Command {
 	 "report [--store PATH] [-o FILE] [--title TEXT] [--family F] [--campaign C] [--kernel K] [--shape S]\n"
 	 "      the campaign report: one static HTML page (inline SVG, no JavaScript): evolution curve,\n"
 	 "      predicted vs measured, verdict mix, frontier with IR diffs, rule impact"},
+	{"mcp", cmd_mcp,
+	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
+	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
+	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

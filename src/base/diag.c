@@ -91,9 +91,21 @@ static char *xvprintf(const char *fmt, va_list ap)
 	return s;
 }
 
+static void fix_free(DiagFix *f)
+{
+	for (int i = 0; i < f->nedits; i++)
+		free(f->edits[i].text);
+	free(f->edits);
+	free(f->desc);
+	free(f);
+}
+
 /* Release the strings a Diag owns (not the Diag itself). */
 static void diag_clear(Diag *d)
 {
+	for (int i = 0; i < d->nfixes; i++)
+		fix_free(d->fixes[i]);
+	free(d->fixes);
 	free(d->msg);
 	free(d->role);
 	free(d->resource);
@@ -165,6 +177,110 @@ void diag_related(Diag *d, Span s, const char *fmt, ...)
 	free(d->related_msg);
 	d->related_msg = m;
 	d->related = s;
+}
+
+DiagFix *diag_fix(Diag *d, const char *fmt, ...)
+{
+	DiagFix *f = xcalloc(1, sizeof *f);
+	va_list ap;
+	va_start(ap, fmt);
+	f->desc = xvprintf(fmt, ap);
+	va_end(ap);
+	d->fixes = xrealloc(d->fixes, sizeof(DiagFix *) * (size_t)(d->nfixes + 1));
+	d->fixes[d->nfixes++] = f;
+	return f;
+}
+
+void diag_fix_edit(DiagFix *f, Span s, const char *text)
+{
+	f->edits = xrealloc(f->edits, sizeof(DiagEdit) * (size_t)(f->nedits + 1));
+	f->edits[f->nedits++] = (DiagEdit){s, xstrdup(text ? text : "")};
+}
+
+Span diag_span_at(const SourceSet *ss, int file, int off, int len)
+{
+	if (!ss || file < 0 || file >= ss->n || off < 0 || len < 0 || (size_t)off + (size_t)len > ss->files[file].len)
+		return NOSPAN;
+	const char *t = ss->files[file].text;
+	int line = 1, ls = 0;
+	for (int i = 0; i < off; i++)
+		if (t[i] == '\n')
+			line++, ls = i + 1;
+	return (Span){file, line, off - ls + 1, off, len};
+}
+
+/* One edit taken for application, in file order. */
+typedef struct Taken {
+	int off, len;
+	const char *text;
+} Taken;
+
+static int taken_cmp(const void *a, const void *b)
+{
+	const Taken *x = a, *y = b;
+	return x->off != y->off ? (x->off < y->off ? -1 : 1) : (x->len < y->len ? -1 : x->len > y->len);
+}
+
+/* Whether [a, a+al) and [b, b+bl) conflict: they overlap, or two edits touch
+ * the same point (two insertions there, or an insertion at either end of a
+ * replacement), where the order of application would matter. */
+static bool edits_clash(int a, int al, int b, int bl)
+{
+	if (al == 0 || bl == 0)
+		return al == 0 && bl == 0 ? a == b : (al == 0 ? a >= b && a <= b + bl : b >= a && b <= a + al);
+	return a < b + bl && b < a + al;
+}
+
+int diag_apply_fixes(const SourceSet *ss, const DiagList *dl, int file, StrBuf *out)
+{
+	const Source *f = &ss->files[file];
+	Taken *tk = NULL;
+	int nt = 0, applied = 0;
+	for (int i = 0; i < dl->n; i++) {
+		const Diag *d = dl->items[i];
+		if (!d->nfixes)
+			continue;
+		const DiagFix *fx = d->fixes[0];
+		bool ok = fx->nedits > 0;
+		bool *same = xcalloc((size_t)fx->nedits + 1, sizeof(bool));
+		for (int e = 0; ok && e < fx->nedits; e++) {
+			const DiagEdit *ed = &fx->edits[e];
+			if (ed->span.file != file || ed->span.off < 0 || ed->span.len < 0 ||
+			    (size_t)ed->span.off + (size_t)ed->span.len > f->len) {
+				ok = false;
+				break;
+			}
+			for (int k = 0; k < nt; k++) {
+				if (tk[k].off == ed->span.off && tk[k].len == ed->span.len && !strcmp(tk[k].text, ed->text))
+					same[e] = true;
+				else if (edits_clash(tk[k].off, tk[k].len, ed->span.off, ed->span.len))
+					ok = false;
+			}
+			/* nor may the edits of one fix clash with each other */
+			for (int g = e + 1; g < fx->nedits; g++)
+				if (edits_clash(ed->span.off, ed->span.len, fx->edits[g].span.off, fx->edits[g].span.len))
+					ok = false;
+		}
+		if (ok) {
+			applied++;
+			tk = xrealloc(tk, sizeof(Taken) * (size_t)(nt + fx->nedits));
+			for (int e = 0; e < fx->nedits; e++)
+				if (!same[e])   /* an identical edit of an earlier fix is made once */
+					tk[nt++] = (Taken){fx->edits[e].span.off, fx->edits[e].span.len, fx->edits[e].text};
+		}
+		free(same);
+	}
+	if (nt > 1)
+		qsort(tk, (size_t)nt, sizeof(Taken), taken_cmp);
+	size_t at = 0;
+	for (int k = 0; k < nt; k++) {
+		sb_putn(out, f->text + at, (size_t)tk[k].off - at);
+		sb_puts(out, tk[k].text);
+		at = (size_t)tk[k].off + (size_t)tk[k].len;
+	}
+	sb_putn(out, f->text + at, f->len - at);
+	free(tk);
+	return applied;
 }
 
 void diag_free(DiagList *dl)
@@ -490,6 +606,8 @@ static void text_one(StrBuf *out, const SourceSet *ss, const Diag *d, bool color
 		sb_printf(out, "  = condition: %s\n", d->condition);
 	if (d->hint)
 		sb_printf(out, "  = hint: %s\n", d->hint);
+	for (int i = 0; i < d->nfixes; i++)
+		sb_printf(out, "  = fix: %s\n", d->fixes[i]->desc);
 	if (span_ok(ss, d->related)) {
 		text_head(out, ss, d->related, SEV_NOTE, color);
 		sb_printf(out, "%s\n", d->related_msg ? d->related_msg : "related location");
@@ -551,6 +669,30 @@ static void json_location(StrBuf *out, const SourceSet *ss, Span s, const char *
 	sb_putc(out, '}');
 }
 
+/* ", \"fixes\": [...]": each fix's description and edits (file, offset,
+ * length, line, col of the start, replacement). */
+static void json_fixes(StrBuf *out, const SourceSet *ss, const Diag *d)
+{
+	sb_puts(out, ", \"fixes\": [");
+	for (int i = 0; i < d->nfixes; i++) {
+		const DiagFix *f = d->fixes[i];
+		sb_puts(out, i ? ", {\"description\": " : "{\"description\": ");
+		json_str(out, f->desc);
+		sb_puts(out, ", \"edits\": [");
+		for (int e = 0; e < f->nedits; e++) {
+			const DiagEdit *ed = &f->edits[e];
+			sb_puts(out, e ? ", {\"file\": " : "{\"file\": ");
+			json_str(out, span_path(ss, ed->span));
+			sb_printf(out, ", \"offset\": %d, \"length\": %d, \"line\": %d, \"col\": %d, \"replacement\": ",
+			          ed->span.off, ed->span.len, ed->span.line, ed->span.col);
+			json_str(out, ed->text);
+			sb_putc(out, '}');
+		}
+		sb_puts(out, "]}");
+	}
+	sb_putc(out, ']');
+}
+
 void diag_print_json(StrBuf *out, const SourceSet *ss, const DiagList *dl,
                      const char *verifier_version)
 {
@@ -589,6 +731,7 @@ void diag_print_json(StrBuf *out, const SourceSet *ss, const DiagList *dl,
 			json_location(out, ss, d->related, d->related_msg, true);
 		else
 			sb_puts(out, "null");
+		json_fixes(out, ss, d);
 		sb_putc(out, '}');
 	}
 	sb_puts(out, dl->n ? "\n  ],\n" : "],\n");
@@ -677,6 +820,66 @@ static void sarif_physical(StrBuf *out, const SourceSet *ss, Span s, ColCache *c
 	sb_printf(out, ", \"index\": %d}, \"region\": {\"startLine\": %d, \"startColumn\": %d, "
 	          "\"endLine\": %d, \"endColumn\": %d, \"byteOffset\": %zu, \"byteLength\": %zu}}",
 	          s.file, line, startcol, endline, endcol, off, end - off);
+}
+
+/* A replacement's deletedRegion: exact (an insertion is the empty region at
+ * its point, startColumn == endColumn), code-point columns as the run says. */
+static void sarif_deleted(StrBuf *out, const SourceSet *ss, Span s, ColCache *cc)
+{
+	const Source *f = &ss->files[s.file];
+	size_t off = (size_t)s.off <= f->len ? (size_t)s.off : f->len;
+	size_t end = off + (size_t)(s.len > 0 ? s.len : 0);
+	if (end > f->len)
+		end = f->len;
+	int endline = s.line > 0 ? s.line : 1;
+	for (size_t i = off; i < end; i++)
+		if (f->text[i] == '\n')
+			endline++;
+	int startcol = cp_col(cc, f, off);
+	int endcol = cp_col(cc, f, end);
+	sb_printf(out, "{\"startLine\": %d, \"startColumn\": %d, \"endLine\": %d, \"endColumn\": %d, "
+	          "\"byteOffset\": %zu, \"byteLength\": %zu}", s.line > 0 ? s.line : 1, startcol, endline, endcol, off,
+	          end - off);
+}
+
+/* ", \"fixes\": [...]" of a result (SARIF 2.1.0 §3.55): one fix per Diag fix,
+ * one artifactChange per run of edits to the same file, one replacement per
+ * edit. Nothing when the finding has no fix. */
+static void sarif_fixes(StrBuf *out, const SourceSet *ss, const Diag *d)
+{
+	if (!d->nfixes)
+		return;
+	sb_puts(out, ", \"fixes\": [");
+	for (int i = 0; i < d->nfixes; i++) {
+		const DiagFix *f = d->fixes[i];
+		sb_puts(out, i ? ", {\"description\": {\"text\": " : "{\"description\": {\"text\": ");
+		json_str(out, f->desc);
+		sb_puts(out, "}, \"artifactChanges\": [");
+		int nchange = 0;
+		for (int e = 0; e < f->nedits;) {
+			Span s0 = f->edits[e].span;
+			if (!span_ok(ss, s0)) {
+				e++;
+				continue;
+			}
+			sb_puts(out, nchange++ ? ", {\"artifactLocation\": {\"uri\": " : "{\"artifactLocation\": {\"uri\": ");
+			sarif_uri(out, ss->files[s0.file].path);
+			sb_printf(out, ", \"index\": %d}, \"replacements\": [", s0.file);
+			int k = e;
+			for (; k < f->nedits && f->edits[k].span.file == s0.file; k++) {
+				sb_puts(out, k > e ? ", {\"deletedRegion\": " : "{\"deletedRegion\": ");
+				ColCache cc = {0};   /* edits are few: a fresh scan each */
+				sarif_deleted(out, ss, f->edits[k].span, &cc);
+				sb_puts(out, ", \"insertedContent\": {\"text\": ");
+				json_str(out, f->edits[k].text);
+				sb_puts(out, "}}");
+			}
+			sb_puts(out, "]}");
+			e = k;
+		}
+		sb_puts(out, "]}");
+	}
+	sb_putc(out, ']');
 }
 
 /* Append "key": "val" to a properties bag when val is set (absent fields are omitted). */
@@ -780,6 +983,7 @@ void diag_print_sarif(StrBuf *out, const SourceSet *ss, const DiagList *dl,
 			json_str(out, d->related_msg ? d->related_msg : "related location");
 			sb_puts(out, "}}]");
 		}
+		sarif_fixes(out, ss, d);
 		sb_puts(out, ", \"properties\": {");
 		bool first = true;
 		sarif_prop(out, &first, "role", d->role);

@@ -8,8 +8,15 @@
  * barrier, pipeline, stage, phase and iteration involved, the violated
  * condition, a related span (the other end of a handoff) and a one-line hint.
  *
+ * A finding may carry machine-applicable fixes: each a one-line description
+ * and one or more text edits (replace `len` bytes at a byte offset of a file
+ * with new text; len 0 inserts). A rule attaches one where the repair is
+ * mechanical (a count to replace, an `arrive` to insert); `cake check --fix`
+ * and the MCP `check` tool apply them with diag_apply_fixes.
+ *
  * Three printers render a list: gcc-style text with source line and caret,
- * JSON (schema in docs/DIAGNOSTICS.md) and SARIF 2.1.0.
+ * JSON (schema in docs/DIAGNOSTICS.md) and SARIF 2.1.0 (fixes as SARIF
+ * `fixes` with artifactChanges and replacements).
  */
 #ifndef CAKE_DIAG_H
 #define CAKE_DIAG_H
@@ -17,6 +24,17 @@
 #include "base.h"
 
 typedef enum Severity { SEV_NOTE, SEV_WARNING, SEV_ERROR } Severity;
+
+typedef struct DiagEdit {
+	Span span;            /* the bytes replaced (file, off, len; line/col of the start) */
+	char *text;           /* the replacement (malloc'd; "" deletes) */
+} DiagEdit;
+
+typedef struct DiagFix {
+	char *desc;           /* one line, e.g. "replace 'arrivals 1' with 'arrivals 2'" */
+	DiagEdit *edits;      /* at least one; malloc'd */
+	int nedits;
+} DiagFix;
 
 typedef struct Diag {
 	const char *rule;     /* stable ID, e.g. "CK-SYN-001" (static string) */
@@ -34,6 +52,8 @@ typedef struct Diag {
 	char *hint;           /* one-line fix hint */
 	Span related;         /* the other end (NOSPAN when none) */
 	char *related_msg;    /* text for the related "note:" line */
+	DiagFix **fixes;      /* machine-applicable fixes, best first (malloc'd) */
+	int nfixes;
 } Diag;
 
 typedef struct DiagList {
@@ -53,6 +73,21 @@ Diag *diag_add(DiagList *dl, const char *rule, Severity sev, Span span,
 void diag_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Attach the related span and its note text. */
 void diag_related(Diag *d, Span s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Start a fix of d described by the printf-formatted line; add its edits
+ * with diag_fix_edit. The fix is owned by d. */
+DiagFix *diag_fix(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Add an edit to f: replace the s.len bytes at s.off of file s.file with
+ * text (s.len 0 inserts before s.off). s.line/s.col must locate s.off. */
+void diag_fix_edit(DiagFix *f, Span s, const char *text);
+/* The span of len bytes at byte offset off of file `file` in ss, with its
+ * line and column computed; NOSPAN when off is outside the file. */
+Span diag_span_at(const SourceSet *ss, int file, int off, int len);
+/* Apply fixes to file `file` of ss: the first fix of each finding of dl
+ * (in list order) whose edits all lie in that file and do not overlap an
+ * edit already taken (an identical edit counts as already applied). The
+ * resulting text goes to out (the original when nothing applies); returns
+ * the number of findings whose fix was applied. */
+int diag_apply_fixes(const SourceSet *ss, const DiagList *dl, int file, StrBuf *out);
 /* Free every finding. */
 void diag_free(DiagList *dl);
 /* Remove the recorded findings at index from and later whose rule is one of

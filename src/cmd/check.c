@@ -3,7 +3,7 @@
  * print every finding.
  *
  *   cake check [--format=text|json|sarif] [--dump-after=STAGE] [--dump=tokens]
- *              [--no-verify] [--color=auto|always|never] FILE...
+ *              [--no-verify] [--fix] [--color=auto|always|never] FILE...
  *
  * Each file goes through the pipeline (cake_compile) up to the verifier.
  * Findings of every file are collected into one DiagList, sorted and printed
@@ -11,9 +11,17 @@
  * Dumps go to standard error, so standard output stays a clean diagnostics
  * document; --dump=tokens shows the lexer's view of each file, and the
  * older --dump=ast|sema are --dump-after=parse|sema.
+ *
+ * --fix applies the machine-applicable fixes (diag_apply_fixes: the first
+ * fix of each finding, overlapping edits skipped), rewrites each changed
+ * file atomically, says so on stderr, then checks every file again and
+ * prints what remains: the output and the exit status are those of the
+ * repaired files. Standard input cannot be rewritten, so `--fix -` is a
+ * usage error.
  */
 #include "cmd.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,12 +46,40 @@ static void dump_tokens(SourceSet *ss, int file)
 	diag_free(&scratch);
 }
 
+/* Compile files[0..n) up to the verifier into ss and dl; *loaded counts
+ * the files read. Returns 2 when a file cannot be read, else 0. */
+static int check_files(const char **files, int nfiles, const CakeOptions *o, bool tokens, SourceSet *ss,
+                       DiagList *dl, int *loaded)
+{
+	int rc = 0;
+	for (int i = 0; i < nfiles; i++) {
+		CakeUnit u;
+		int before = ss->n;
+		if (tokens && strcmp(files[i], "-") != 0 && src_load(ss, files[i]) >= 0) {
+			dump_tokens(ss, ss->n - 1);
+			cake_compile(&u, ss, dl, ss->n - 1, o);
+		} else {
+			cake_compile_path(&u, ss, dl, files[i], o);
+			if (tokens && ss->n > before)
+				dump_tokens(ss, ss->n - 1);
+		}
+		if (u.status == 2) {
+			fprintf(stderr, "cake: %s\n", u.error);
+			rc = 2;
+		} else {
+			(*loaded)++;
+		}
+		cake_unit_free(&u);
+	}
+	return rc;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	DiagFormat format = FMT_TEXT;
 	CmdColor color = COLOR_AUTO;
 	CakeOptions o = cake_options(CAKE_VERIFY);
-	bool tokens = false, only_files = false;
+	bool tokens = false, only_files = false, fix = false;
 	const char **files = xmalloc(sizeof(char *) * (size_t)argc);
 	int nfiles = 0, rc = 0;
 	for (int i = 1; i < argc; i++) {
@@ -84,6 +120,8 @@ int cmd_check(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--no-verify") == 0) {
 			o.no_verify = true;
+		} else if (strcmp(a, "--fix") == 0) {
+			fix = true;
 		} else if (missing) {
 			rc = cmd_usage_error("check", "option '%s' needs a value", a);
 			goto out;
@@ -100,24 +138,36 @@ int cmd_check(int argc, char **argv)
 	SourceSet ss = {0};
 	DiagList dl = {0};
 	int loaded = 0;
-	for (int i = 0; i < nfiles; i++) {
-		CakeUnit u;
-		int before = ss.n;
-		if (tokens && strcmp(files[i], "-") != 0 && src_load(&ss, files[i]) >= 0) {
-			dump_tokens(&ss, ss.n - 1);
-			cake_compile(&u, &ss, &dl, ss.n - 1, &o);
-		} else {
-			cake_compile_path(&u, &ss, &dl, files[i], &o);
-			if (tokens && ss.n > before)
-				dump_tokens(&ss, ss.n - 1);
+	if (fix) {
+		for (int i = 0; i < nfiles; i++)
+			if (strcmp(files[i], "-") == 0) {
+				rc = cmd_usage_error("check", "--fix cannot rewrite standard input (give a file)%s", "");
+				goto out;
+			}
+		rc = check_files(files, nfiles, &o, false, &ss, &dl, &loaded);
+		diag_sort(&dl);
+		for (int fi = 0; fi < ss.n; fi++) {
+			StrBuf t = {0};
+			int n = diag_apply_fixes(&ss, &dl, fi, &t);
+			const Source *f = &ss.files[fi];
+			if (n > 0 && !(t.len == f->len && memcmp(sb_str(&t), f->text, f->len) == 0)) {
+				if (write_file_atomic(f->path, t.s ? t.s : "", t.len) != 0) {
+					fprintf(stderr, "cake check: cannot write '%s': %s\n", f->path, strerror(errno));
+					rc = 2;
+				} else {
+					fprintf(stderr, "cake check: %s: applied %d fix%s\n", f->path, n, n == 1 ? "" : "es");
+				}
+			}
+			sb_free(&t);
 		}
-		if (u.status == 2) {
-			fprintf(stderr, "cake: %s\n", u.error);
-			rc = 2;
-		} else {
-			loaded++;
-		}
-		cake_unit_free(&u);
+		diag_free(&dl);
+		src_free(&ss);
+		loaded = 0;
+		int rc2 = check_files(files, nfiles, &o, false, &ss, &dl, &loaded);
+		if (rc == 0)
+			rc = rc2;
+	} else {
+		rc = check_files(files, nfiles, &o, tokens, &ss, &dl, &loaded);
 	}
 	diag_sort(&dl);
 	StrBuf out = {0};

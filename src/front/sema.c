@@ -41,6 +41,7 @@
 #include "builtins.h"
 #include "sema_int.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,9 +159,10 @@ static void check_family(Sema *s, const Decl *d)
 		}
 	}
 	Diag *dg = sema_err(s, "CK-SEM-043", d->name_span, "unknown kernel family '%s'", d->name);
-	if (best)
+	if (best) {
 		diag_set(&dg->hint, "did you mean '%s'? `cake families` lists them", best);
-	else
+		sema_fix_rename(s, dg, d->name_span, d->name, best);
+	} else
 		diag_set(&dg->hint, "`cake families` lists the families; drop the clause for a kernel without an oracle");
 }
 
@@ -187,14 +189,30 @@ static const char *suggest(Sema *s, const char *name, unsigned mask)
 	return best;
 }
 
+void sema_fix_rename(Sema *s, Diag *d, Span sp, const char *name, const char *g)
+{
+	const SourceSet *ss = s->c->srcs;
+	size_t n = strlen(name);
+	if (!ss || sp.file < 0 || sp.file >= ss->n || sp.off < 0 || (size_t)sp.off + n > ss->files[sp.file].len)
+		return;
+	const char *t = ss->files[sp.file].text + sp.off;
+	char after = (size_t)sp.off + n < ss->files[sp.file].len ? t[n] : 0;
+	if (strncmp(t, name, n) != 0 || isalnum((unsigned char)after) || after == '_')
+		return;   /* the span does not start with exactly the name */
+	Span at = sp;
+	at.len = (int)n;
+	diag_fix_edit(diag_fix(d, "replace '%s' with '%s'", name, g), at, g);
+}
+
 void sema_unknown(Sema *s, const char *name, Span sp, const char *what, unsigned mask)
 {
 	Diag *d = sema_err(s, "CK-SEM-002", sp, "unknown %s '%s'", what, name);
 	const char *g = suggest(s, name, mask);
 	Sym *out = find_in(&s->gone, name);
-	if (g)
+	if (g) {
 		diag_set(&d->hint, "did you mean '%s'?", g);
-	else if (out) {
+		sema_fix_rename(s, d, sp, name, g);
+	} else if (out) {
 		diag_set(&d->hint, "'%s' is a %s visible only inside the block that declares it; use it there",
 		         name, out->kind == SYM_LOOPVAR ? "loop variable" : "`let`");
 		diag_related(d, out->span, "'%s' declared here", name);
@@ -246,8 +264,10 @@ static Sym *resolve_kind(Sema *s, const char *name, Span sp, SymKind want)
 		                   name, sema_kind_name(y->kind), sema_kind_name(want));
 		diag_related(d, y->span, "'%s' declared here", name);
 		const char *g = suggest(s, name, 1u << want);
-		if (g)
+		if (g) {
 			diag_set(&d->hint, "did you mean the %s '%s'?", sema_kind_name(want), g);
+			sema_fix_rename(s, d, sp, name, g);
+		}
 		return NULL;
 	}
 	return y;

@@ -573,9 +573,10 @@ static const Builtin *call_builtin(Sema *s, Expr *e)
 		}
 		Diag *d = sema_err(s, "CK-SEM-033", e->span, "unknown function '%s'", e->name);
 		const char *g = builtin_suggest(e->name);
-		if (g)
+		if (g) {
 			diag_set(&d->hint, "did you mean '%s'?", g);
-		else
+			sema_fix_rename(s, d, e->span, e->name, g);
+		} else
 			diag_set(&d->hint, "Cake IR has only builtins; see docs/LANGUAGE.md for the list");
 		return NULL;
 	}

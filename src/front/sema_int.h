@@ -58,6 +58,9 @@ void sema_loc_sym(Diag *d, Sym *y);
 Sym *sema_find(Sema *s, const char *name);
 /* Report unknown name `name` (a `what`), with a "did you mean" of kinds in mask. */
 void sema_unknown(Sema *s, const char *name, Span sp, const char *what, unsigned mask);
+/* Attach to d the fix replacing `name` with suggestion g at the start of sp
+ * (only when the source there is exactly that name). */
+void sema_fix_rename(Sema *s, Diag *d, Span sp, const char *name, const char *g);
 /* New arena symbol of kind k; not entered in any table. */
 Sym *sema_new_sym(Sema *s, SymKind k, const char *name, Span sp);
 /* Ownership (fragment owner role) and ring (pipelined loop) checks for one use of y. */

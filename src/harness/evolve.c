@@ -130,10 +130,17 @@ static int shape_index(const Ev *E, const char *shape)
 	return -1;
 }
 
+/* A verdict only a GPU run gives (a compile error is NVRTC's, before any GPU work). */
 static bool gpu_verdict(StoreVerdict v)
 {
 	return v == STORE_V_OK || v == STORE_V_MISMATCH || v == STORE_V_HANG || v == STORE_V_FAULT ||
-	       v == STORE_V_COMPILE_ERROR || v == STORE_V_LAUNCH_ERROR;
+	       v == STORE_V_LAUNCH_ERROR;
+}
+
+/* A verdict that rejects the candidate before any GPU work. */
+static bool rejection(StoreVerdict v)
+{
+	return v == STORE_V_REJECTED || v == STORE_V_REFUSED || v == STORE_V_COMPILE_ERROR;
 }
 
 /* What one evaluation says about its candidate at shape s. */
@@ -145,8 +152,7 @@ static void note(Cand *c, int s, StoreVerdict v, double pred, double med)
 		c->meas[s] = isnan(c->meas[s]) || med < c->meas[s] ? med : c->meas[s];
 	if (gpu_verdict(v))
 		c->tried[s] = true;
-	if (v == STORE_V_REJECTED || v == STORE_V_REFUSED || (gpu_verdict(v) && v != STORE_V_OK) ||
-	    v == STORE_V_INTERNAL_ERROR)
+	if (rejection(v) || (gpu_verdict(v) && v != STORE_V_OK) || v == STORE_V_INTERNAL_ERROR)
 		c->bad = true;
 }
 
@@ -173,7 +179,7 @@ static bool refresh(Ev *E)
 		int s = shape_index(E, ev[i].shape);
 		if (s >= 0)
 			note(c, s, ev[i].verdict, ev[i].predicted_us, ev[i].median_us);
-		E->p.rejected += ev[i].verdict == STORE_V_REJECTED || ev[i].verdict == STORE_V_REFUSED;
+		E->p.rejected += rejection(ev[i].verdict);
 		E->p.run += gpu_verdict(ev[i].verdict);
 		E->p.failed += gpu_verdict(ev[i].verdict) && ev[i].verdict != STORE_V_OK;
 		E->p.gpu_s += isnan(ev[i].gpu_s) ? 0 : ev[i].gpu_s;
@@ -282,7 +288,7 @@ static bool evaluate(Ev *E, Cand *c, int s, bool dry)
 		bool fresh = !res.cached;
 		note(c, s, res.verdict, res.has_pred ? res.pred.us : NAN, res.median_us);
 		if (fresh) {
-			E->p.rejected += res.verdict == STORE_V_REJECTED || res.verdict == STORE_V_REFUSED;
+			E->p.rejected += rejection(res.verdict);
 			E->p.run += gpu_verdict(res.verdict);
 			E->p.failed += gpu_verdict(res.verdict) && res.verdict != STORE_V_OK;
 			E->p.gpu_s += isnan(res.gpu_s) ? 0 : res.gpu_s;
@@ -423,8 +429,10 @@ static bool load_seeds(const EvolveOptions *o, Vec *v, char *err, size_t n)
 
 /* ---- the loop ---- */
 
+/* A candidate by its index in the table (the table grows while parents are
+ * expanded, so pointers into it would dangle). */
 typedef struct Ranked {
-	Cand *c;
+	int i;
 	double s;
 } Ranked;
 
@@ -445,7 +453,7 @@ static int ranked(Ev *E, bool measured, bool (*keep)(const Ev *, const Cand *), 
 		double s = score(E, c, measured);
 		if (c->bad || c->baseline || isnan(s) || (keep && !keep(E, c)))
 			continue;
-		r[m++] = (Ranked){c, s};
+		r[m++] = (Ranked){i, s};
 	}
 	qsort(r, (size_t)m, sizeof *r, cmp_ranked);
 	*out = r;
@@ -455,6 +463,15 @@ static int ranked(Ev *E, bool measured, bool (*keep)(const Ev *, const Cand *), 
 static bool unexpanded(const Ev *E, const Cand *c)
 {
 	return !c->expanded;
+}
+
+/* Was c made by an enabling tactic (tactics.h) and not yet expanded? */
+static bool unexpanded_enabling(const Ev *E, const Cand *c)
+{
+	if (c->expanded || strncmp(c->origin, "tactic:", 7))
+		return false;
+	const Tactic *t = tactic_find(c->origin + 7);
+	return t && t->enabling;
 }
 
 static bool unmeasured(const Ev *E, const Cand *c)
@@ -599,16 +616,54 @@ int evolve_run(const EvolveOptions *o, EvolveProgress *final, char *err, size_t 
 		}
 		E.p.generation++;
 		report(&E, "generation", NULL, NULL);
+		/* parents: the best by measured time (on a GPU), the best by predicted
+		 * time, and the results of enabling tactics (expanded once whatever
+		 * their own time: a producer role is slower than the kernel it came
+		 * from until its ring is deepened) */
 		Ranked *r;
-		int m = ranked(&E, gpu, unexpanded, &r);
 		int fresh = 0, expanded = 0;
-		for (int i = 0; i < m && expanded < o->width && go && !over(&E); i++, expanded++)
-			go = expand(&E, r[i].c, &fresh);
-		free(r);
+		bool (*const pick[3])(const Ev *, const Cand *) = {unexpanded, unexpanded, unexpanded_enabling};
+		const bool by_meas[3] = {true, false, false};
+		for (int q = 0; q < 3 && go; q++) {
+			if (by_meas[q] && !gpu)
+				continue;
+			int m = ranked(&E, by_meas[q], pick[q], &r), done = 0;
+			for (int i = 0; i < m && done < o->width && go && !over(&E); i++) {
+				if (E.c[r[i].i].expanded)
+					continue;   /* picked by an earlier list this generation */
+				go = expand(&E, &E.c[r[i].i], &fresh);
+				done++, expanded++;
+			}
+			free(r);
+		}
 		if (go && gpu && !over(&E)) {
-			int mm = ranked(&E, false, unmeasured, &r);
-			for (int i = 0; i < mm && i < o->top && go && !over(&E); i++)
-				go = evaluate_all(&E, r[i].c, true);
+			/* the GPU runs: the best-predicted unmeasured candidate of each
+			 * tactic first (the placeholder ranking ties often, and one run per
+			 * kind of rewrite explores more than six of one kind), then by
+			 * prediction alone */
+			int mm = ranked(&E, false, unmeasured, &r), ran = 0;
+			char **seen = xcalloc((size_t)mm + 1, sizeof(char *));
+			int nseen = 0;
+			for (int pass = 0; pass < 2 && go; pass++)
+				for (int i = 0; i < mm && ran < o->top && go && !over(&E); i++) {
+					Cand *c = &E.c[r[i].i];
+					if (!unmeasured(&E, c))
+						continue;   /* run in the first pass */
+					char kind[64];
+					const char *t = !strncmp(c->origin, "tactic:", 7) ? c->origin + 7 : c->origin;
+					snprintf(kind, sizeof kind, "%.*s", (int)strcspn(t, ":"), t);
+					bool dup = false;
+					for (int q = 0; q < nseen && pass == 0; q++)
+						dup |= !strcmp(seen[q], kind);
+					if (dup)
+						continue;
+					seen[nseen++] = xstrdup(kind);
+					go = evaluate_all(&E, c, true);
+					ran++;
+				}
+			for (int q = 0; q < nseen; q++)
+				free(seen[q]);
+			free(seen);
 			free(r);
 			fresh += mm > 0;
 		}

@@ -8,7 +8,10 @@
  *      campaign by measured time, or by predicted time in a dry run), so a
  *      rerun with the same arguments resumes where the last one stopped and
  *      several processes can work on one campaign;
- *   2. every frontier member not yet expanded gets the tactics' proposals
+ *   2. the parents — the best --width candidates by measured time, the best
+ *      by predicted time, and the not yet expanded results of enabling
+ *      tactics (warp_specialize, consumers: they pay off only through the
+ *      tactics they open up) — get the tactics' proposals
  *      (src/harness/tactics.h); each proposal is evaluated without a GPU
  *      (eval_candidate in dry-run mode: verified, ranked, compiled), so a
  *      verifier rejection is recorded with its findings at no GPU cost;
@@ -37,7 +40,8 @@ typedef struct EvolveProgress {
 	char campaign[64];
 	int generation;
 	int proposed;               /* candidates of the campaign (seeds included) */
-	int rejected;               /* verifier rejections and lowering refusals (no GPU spent) */
+	int rejected;               /* verifier rejections, lowering refusals and NVRTC compile
+	                             * errors (no GPU spent) */
 	int run;                    /* GPU runs */
 	int failed;                 /* GPU runs that were not ok (hang, fault, mismatch, ...) */
 	int busy;                   /* items skipped because another process held them */

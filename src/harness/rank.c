@@ -1,16 +1,22 @@
 /*
  * rank.c — the placeholder ranking model behind rank.h.
  *
- * t = max(compute, memory) / wave_efficiency + fill + launch, where
+ * t = max(max(compute, memory) / wave_efficiency, latency-bound) + fill + launch, where
  *   compute  = FLOP / 700 TFLOP/s (dense bf16 on an H200: cuBLAS reaches
  *              781 at 8192³, shared/ANCHORS.md; 700 leaves room for an
  *              epilogue),
  *   memory   = bytes / 3.5 TB/s (the measured 4.17 TB/s copy ceiling, less
- *              the usual 15% a kernel loses to its access pattern),
+ *              the usual 15% a kernel loses to its access pattern), or the
+ *              tiles' TMA traffic through L2 at 10 TB/s when larger (an 8192³
+ *              GEMM of 128x256 tiles moves 12.9 GB in 1.47 ms: >= 8.8 TB/s),
  *   wave_efficiency = tiles / (waves · 132 · ctas_per_sm), with ctas_per_sm
  *              bounded by shared memory (227 KiB), the 64K register file and
  *              2048 threads per SM (a persistent grid's last round of tiles
  *              is as partial as an ordinary grid's last wave),
+ *   latency  = the time the first pipelined loop cannot hide its TMA round
+ *              trip (1 µs): serialised when one role loads and computes,
+ *              covered by S stages of compute behind a producer role; per SM,
+ *              r resident CTAs share the tensor cores (see rank_predict),
  *   fill     = stages of the first pipelined ring · 0.6 µs (one TMA round
  *              trip per stage before the ring is full),
  *   launch   = 4 µs.
@@ -18,6 +24,7 @@
  * replaces this file and fits its coefficients to measured evaluations.
  */
 #include "rank.h"
+#include "../front/eval.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,10 +36,84 @@
 #define SMEM_PER_SM 232448.0
 #define REGS_PER_SM 65536.0
 #define THREADS_PER_SM 2048.0
+#define LAT_US 1.0
+#define L2_BYTES 10e12
 
 const char *rank_model_version(void)
 {
-	return "placeholder-roofline-1";
+	return "placeholder-roofline-3";
+}
+
+typedef struct TripEnv {
+	const Kernel *k;
+	const long long *dimvals;
+} TripEnv;
+
+/* Names in a loop bound: dims and consts at their values, grid coordinates
+ * at 0 (a split-K loop's bounds differ per CTA only by an offset). */
+static bool trip_lookup(const void *env, const Expr *id, int depth, long long *out)
+{
+	const TripEnv *t = env;
+	const Decl *g = t->k->grid;
+	for (int i = 0; g && g->grid_vars && i < g->nexprs; i++)
+		if (g->grid_vars[i] && !strcmp(g->grid_vars[i], id->name)) {
+			*out = 0;
+			return true;
+		}
+	return eval_expr(id, t->k, t->dimvals, out);
+}
+
+/* Trip count of loop f at dims (0 when it cannot be evaluated). */
+static long long trips_of(const Plan *p, const Stmt *f, const long long *dimvals)
+{
+	long long lo = 0, hi = 0, st = 1;
+	if (!f)
+		return 0;
+	TripEnv env = {p->kernel, dimvals};
+	if (!eval_int(f->lo, trip_lookup, &env, &lo) || !eval_int(f->hi, trip_lookup, &env, &hi) ||
+	    (f->step && !eval_int(f->step, trip_lookup, &env, &st)) || st < 1 || hi <= lo)
+		return 0;
+	return (hi - lo + st - 1) / st;
+}
+
+/* Trip count of the first pipelined loop at dims (0 when it cannot be evaluated). */
+static long long trips(const Plan *p, const long long *dimvals)
+{
+	return p->nloops < 1 ? 0 : trips_of(p, p->loops[0].loop, dimvals);
+}
+
+/* Bytes the CTAs' TMA loads move through L2 in all: each map's box, times
+ * the iterations of the pipelined loop it is issued in (once per tile
+ * outside it), times the tiles. Small tiles re-read their operands more. */
+static double tile_bytes(const Plan *p, const long long *dimvals, double tiles)
+{
+	double per_tile = 0;
+	for (int t = 0; t < p->ntmaps; t++)
+		for (int u = 0; u < p->tmaps[t].nuses; u++) {
+			long long it = trips_of(p, p->tmaps[t].uses[u]->ploop, dimvals);
+			per_tile += (double)p->tmaps[t].box_bytes * (it > 0 ? (double)it : 1.0);
+		}
+	return per_tile * tiles;
+}
+
+/* Registers one CTA holds: the roles' setmaxnreg budgets, or, without them,
+ * the fragments each thread holds plus 40 for addresses and loop state. */
+static double cta_regs(const Plan *p)
+{
+	double total = 0;
+	for (int r = 0; r < p->nroles; r++) {
+		const PlanRole *ro = &p->roles[r];
+		int regs = ro->regs;
+		if (!regs) {
+			regs = 40;
+			for (int f = 0; f < p->nfrags; f++)
+				if (p->frags[f].role == r)
+					regs += p->frags[f].regs_per_thread;
+			regs = regs > 255 ? 255 : regs;
+		}
+		total += (double)regs * ro->nthreads;
+	}
+	return total > 0 ? total : 32.0 * p->block_threads;
 }
 
 bool rank_predict(const Plan *p, const long long *dimvals, const Family *f, RankPrediction *out)
@@ -63,32 +144,64 @@ bool rank_predict(const Plan *p, const long long *dimvals, const Family *f, Rank
 		free(b);
 	}
 	double smem = p->smem_bytes > 0 ? (double)p->smem_bytes : 1;
-	int regs = p->base_regs > 0 ? p->base_regs : 32;
-	double by_smem = floor(SMEM_PER_SM / smem), by_regs = floor(REGS_PER_SM / ((double)regs * p->block_threads));
+	double by_smem = floor(SMEM_PER_SM / smem), by_regs = floor(REGS_PER_SM / cta_regs(p));
 	double by_threads = floor(THREADS_PER_SM / p->block_threads), per = fmin(by_smem, fmin(by_regs, by_threads));
 	if (per < 1)
 		per = 1;
 	out->ctas_per_sm = (int)per;
 	double slots = SMS * per;
+	double waves = ceil(tiles / slots);
 	/* a persistent grid loops over the same waves of tiles: its last round is
 	 * as partial as the last wave of an ordinary grid */
-	out->wave_efficiency = tiles / (ceil(tiles / slots) * slots);
+	out->wave_efficiency = tiles / (waves * slots);
 	out->compute_us = flops / PEAK_FLOPS * 1e6;
 	out->memory_us = bytes / PEAK_BYTES * 1e6;
 	int stages = p->npipes > 0 ? p->pipes[0].stages : 1;
 	out->fill_us = 0.6 * stages;
 	out->launch_us = 4;
-	double body = fmax(out->compute_us, out->memory_us);
 	double eff = out->wave_efficiency > 0 ? out->wave_efficiency : 1;
-	out->us = body / eff + out->fill_us + out->launch_us;
-	if (body < out->launch_us)
+	double body = fmax(out->compute_us, out->memory_us) / eff;
+	/* latency: per pipelined iteration a CTA needs its TMA round trip (LAT_US)
+	 * and its share of tensor work; a role that issues its own loads and waits
+	 * for them serialises the two, a producer role with S stages in flight
+	 * hides the round trip behind S iterations of compute. One consumer
+	 * warpgroup keeps the tensor cores about 3/4 busy, two or more fully. */
+	long long it = trips(p, dimvals);
+	double l2 = tile_bytes(p, dimvals, tiles) / L2_BYTES * 1e6;
+	if (l2 > body) {
+		out->memory_us = fmax(out->memory_us, l2);
+		body = l2;
+	}
+	int consumer_wgs = 0;
+	bool producer = false;
+	for (int r = 0; r < p->nroles; r++) {
+		producer |= p->roles[r].single_thread;
+		if (!p->roles[r].single_thread)
+			consumer_wgs += p->roles[r].nwg > 0 ? p->roles[r].nwg : 1;
+	}
+	if (it > 0 && flops > 0) {
+		double ci = flops / tiles / (double)it / (PEAK_FLOPS / SMS) * 1e6;   /* us per iteration at the SM's full rate */
+		double ew = consumer_wgs >= 2 ? 1.0 : 0.75;
+		double cta = producer ? fmax(ci / ew, (LAT_US + ci / ew) / stages) : LAT_US + ci / ew;
+		double sm = fmax(per * ci / ew, cta);
+		double lat_body = waves * (double)it * sm;
+		if (lat_body > body) {
+			out->latency_us = lat_body - body;
+			body = lat_body;
+		}
+	}
+	out->us = body + out->fill_us + out->launch_us;
+	if (fmax(out->compute_us, out->memory_us) < out->launch_us)
 		out->bottleneck = "launch";
+	else if (out->latency_us > 0.15 * out->us)
+		out->bottleneck = "latency";
 	else if (eff < 0.7)
 		out->bottleneck = "occupancy";
 	else
 		out->bottleneck = out->compute_us >= out->memory_us ? "tensor" : "memory";
-	snprintf(out->why, sizeof out->why, "placeholder roofline: compute %.1f us, memory %.1f us, %.0f tiles on %d x %d CTA slots "
-	         "(wave efficiency %.2f), fill %.1f us", out->compute_us, out->memory_us, tiles, SMS, out->ctas_per_sm,
-	         out->wave_efficiency, out->fill_us);
+	snprintf(out->why, sizeof out->why, "placeholder model: compute %.1f us, memory %.1f us, exposed latency %.1f us "
+	         "(%s, %d stages), %.0f tiles on %d x %d CTA slots (wave efficiency %.2f)", out->compute_us, out->memory_us,
+	         out->latency_us, producer ? "producer role" : "loads and compute serialised", stages, tiles, SMS,
+	         out->ctas_per_sm, out->wave_efficiency);
 	return true;
 }

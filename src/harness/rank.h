@@ -7,8 +7,10 @@
  * lands, the prediction is an analytic PLACEHOLDER: a roofline of the
  * family's FLOP and byte counts against fixed H200 ceilings, stretched by
  * the wave quantization of the launch (tiles over SMs times the CTAs that
- * fit per SM by shared memory, registers and threads), plus a pipeline fill
- * term and a launch overhead. It names itself with RANK_MODEL_VERSION, which
+ * fit per SM by shared memory, registers and threads), a latency term (a
+ * role that loads and computes serialises its TMA round trips; a producer
+ * role hides them behind the stages of its ring), plus a pipeline fill term
+ * and a launch overhead. It names itself with RANK_MODEL_VERSION, which
  * the store records with every evaluation, so that predictions of the
  * placeholder are never mistaken for the cost model's. The cost model
  * replaces rank.c behind this same header.
@@ -24,6 +26,7 @@
 typedef struct RankPrediction {
 	double us;                  /* predicted kernel time in microseconds */
 	double compute_us, memory_us, fill_us, launch_us;
+	double latency_us;          /* exposed load latency beyond the roofline */
 	double wave_efficiency;     /* busy SM-slots over launched SM-slots, 0..1 */
 	int ctas_per_sm;
 	const char *bottleneck;     /* "tensor", "memory", "occupancy", "launch" */

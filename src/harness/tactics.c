@@ -24,7 +24,7 @@
  *
  * The registry is the flat table `registry[]`: name, version, parameter
  * spelling, summary, argument count and the four hooks, which live in
- * tactics_sched.c and tactics_tile.c. tactics_propose() asks each tactic's
+ * tactics_sched.c, tactics_tile.c and tactics_ws.c. tactics_propose() asks each tactic's
  * propose hook for a few sensible arguments for the kernel at hand and applies
  * each, which is what `cake evolve` calls to expand a candidate.
  */
@@ -39,7 +39,10 @@
 
 
 #define ROW(n, ver, params, lo, hi, summary) \
-	{#n, ver, params, summary, lo, hi, n##_parse, n##_pre, n##_apply, n##_propose}
+	{#n, ver, params, summary, lo, hi, n##_parse, n##_pre, n##_apply, n##_propose, false}
+/* an enabling tactic: its result pays off through the tactics it opens up */
+#define ENABLING(n, ver, params, lo, hi, summary) \
+	{#n, ver, params, summary, lo, hi, n##_parse, n##_pre, n##_apply, n##_propose, true}
 
 static const Tactic registry[] = {
 	ROW(tile_m, 1, "SIZE", 1, 1,
@@ -52,7 +55,7 @@ static const Tactic registry[] = {
 	    "k-means assign: stream centroid tiles of W rows through the ring (the N axis stepped by a loop)"),
 	ROW(stages, 1, "N[:PIPE]", 1, 2,
 	    "give a pipeline (its ring buffers and ring barriers) N stages"),
-	ROW(consumers, 1, "N", 1, 1,
+	ENABLING(consumers, 1, "N", 1, 1,
 	    "give the wgmma role N consumer warpgroups (warps, release arrivals, fragment split, regs)"),
 	ROW(persistent, 1, "", 0, 0,
 	    "make the grid persistent: one CTA per SM walks the tiles, rings carry across tiles"),
@@ -70,6 +73,8 @@ static const Tactic registry[] = {
 	    "set the register budget (setmaxnreg) of one role to N"),
 	ROW(unroll, 1, "N[:VAR]", 1, 2,
 	    "set `unroll N` on the pipelined loops (or the loops over VAR); 0 removes it"),
+	ENABLING(warp_specialize, 1, "", 0, 0,
+	    "split a single-role kernel into a TMA producer warpgroup and its consumer (empty ring barrier, regs)"),
 };
 
 const Tactic *tactics_all(int *n)

@@ -55,6 +55,11 @@ typedef struct Tactic {
 	/* Push sensible argument strings (arena or static) for this kernel onto
 	 * t's proposal list; NULL = the tactic takes no arguments (one proposal). */
 	void (*propose)(TacCtx *t);
+	/* An enabling rewrite: its value shows only after the tactics it opens up
+	 * (warp_specialize makes a ring worth deepening; more consumer warpgroups
+	 * make a wider tile fit), so a search expands its result once whatever
+	 * the result's own time. */
+	bool enabling;
 } Tactic;
 
 typedef enum TacticStatus {

@@ -12,7 +12,8 @@
  * constraints that depend on it. tactics_sched.c holds the schedule tactics
  * (stages, consumers, regs, unroll, persistent, raster_group, swap_ab),
  * tactics_tile.c the tile tactics (tile_m/n/k, centroid_tile, swizzle,
- * split_k).
+ * split_k), tactics_ws.c warp_specialize (a single role split into a TMA
+ * producer and its consumer).
  *
  * Reasons: every refusal is one sentence without a trailing period and
  * without the tactic's name (the caller prefixes it), naming the construct
@@ -76,7 +77,7 @@ struct TacCtx {
 	int gemm_state;       /* 0 not looked for, 1 found, -1 none */
 };
 
-/* ---- the hooks of every tactic (tactics_sched.c, tactics_tile.c) ----
+/* ---- the hooks of every tactic (tactics_sched.c, tactics_tile.c, tactics_ws.c) ----
  * NAME_parse, NAME_pre, NAME_apply and NAME_propose implement the Tactic
  * fields of the same names (their contracts are in tactics.h); tactics.c's
  * registry lists them. */
@@ -85,6 +86,7 @@ struct TacCtx {
 TAC_HOOKS(tile_m) TAC_HOOKS(tile_n) TAC_HOOKS(tile_k) TAC_HOOKS(centroid_tile) TAC_HOOKS(stages)
 TAC_HOOKS(consumers) TAC_HOOKS(persistent) TAC_HOOKS(nonpersistent) TAC_HOOKS(raster_group)
 TAC_HOOKS(split_k) TAC_HOOKS(swap_ab) TAC_HOOKS(swizzle) TAC_HOOKS(regs) TAC_HOOKS(unroll)
+TAC_HOOKS(warp_specialize)
 #undef TAC_HOOKS
 
 /* ---- tactics.c: reasons, arguments, AST helpers ---- */

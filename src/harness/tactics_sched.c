@@ -73,6 +73,7 @@ bool tac_fix_splits(TacCtx *t, Decl *role, int nwg, bool apply)
 	 * (rowargmin, rowmax, cols(...)) without a layout: only when every
 	 * fragment of the role is a wgmma accumulator (a GEMM) */
 	bool only_acc = true;
+	int rows_cls[16], nrows = 0;   /* M classes of accumulators newly split by rows */
 	for (int i = 0; i < k->ndecls; i++) {
 		Decl *f = k->decls[i];
 		if (f->kind != D_FRAG || !f->owner || strcmp(f->owner, role->name) != 0)
@@ -118,8 +119,29 @@ bool tac_fix_splits(TacCtx *t, Decl *role, int nwg, bool apply)
 			return tac_fail(t, "fragment '%s' (%lld rows) cannot be split over the %d warpgroups of role '%s'",
 			                f->name, rows, nwg, role->name);
 		}
+		if (pick == SPLIT_M && f->split == SPLIT_NONE && nrows < (int)NELEM(rows_cls)) {
+			int slot = ax_decl_slot(tac_axes(t), f, 0);
+			if (slot >= 0)
+				rows_cls[nrows++] = ax_class(tac_axes(t), slot);
+		}
 		if (apply)
 			f->split = pick;
+	}
+	/* an accumulator that starts being split by rows takes the unsplit
+	 * fragments of its M class with it (the row vectors of a running argmin:
+	 * a replicated fragment cannot hold a value each warpgroup computes only
+	 * its part of, CK-DATA-002) */
+	for (int i = 0; apply && nrows && nwg > 1 && i < k->ndecls; i++) {
+		Decl *f = k->decls[i];
+		if (f->kind != D_FRAG || !f->owner || strcmp(f->owner, role->name) != 0 || f->split != SPLIT_NONE)
+			continue;
+		int slot = ax_decl_slot(tac_axes(t), f, 0);
+		long long rows = 0;
+		if (slot < 0 || !tac_const(f->shape[0], &rows) || rows % nwg)
+			continue;
+		for (int q = 0; q < nrows; q++)
+			if (ax_class(tac_axes(t), slot) == rows_cls[q])
+				f->split = SPLIT_M;
 	}
 	return true;
 }

@@ -111,6 +111,7 @@ static void check_arrivals(Sched *v, int b)
 	diag_set(&d->condition, "arrivals (%d) == derived (%d: %s)", B->d->arrivals, derived,
 	         sb_str(&why));
 	diag_set(&d->hint, "declare `arrivals %d`", derived);
+	v_fix_decl_int(v, d, B->d, "arrivals", derived);
 	if (first)
 		diag_related(d, first->span, "arrivals on '%s' come from here", B->name);
 	sb_free(&why);
@@ -202,6 +203,7 @@ static void check_uses(Sched *v, int b)
 			diag_set(&d->hint, "add `arrive %s` (or a TMA `signal %s`) in the producing role",
 			         B->name, B->name);
 			diag_related(d, B->d->span, "barrier '%s' declared here", B->name);
+			v_fix_arrive(v, d, b);
 		}
 	}
 }

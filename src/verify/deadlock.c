@@ -487,6 +487,8 @@ static void report_deadlock(Sim *S, const int *idx)
 	bar_label(&lb, v, e0->bar, e0->stage);
 	diag_set(&d->condition, "completed phases of %s (%lld) >= %d", sb_str(&lb), c0, e0->need);
 	sb_free(&lb);
+	if (!cycle)
+		v_fix_arrive(v, d, e0->bar);   /* only when nobody arrives on it at all */
 	if (cycle && n > 1) {
 		Ev *e1 = &S->tr[chain[1]].ev[S->pc[chain[1]]];
 		diag_set(&d->hint, "role %s must arrive on (or signal) %s before it waits on %s%s, or role "

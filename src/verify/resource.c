@@ -69,16 +69,23 @@ static void check_smem(Sched *v)
 	diag_set(&d->condition, "smem_total (%lld = %lld buffers + %lld barriers + %lld align slack) <= %lld",
 	         total, buffers, barbytes, slack, limit);
 	if (s0->pipe >= 0 && s0->stages > 1) {
+		/* one stage of the ring in the layout: every ring buffer's aligned
+		 * stride and one mbarrier per ring barrier (exact: see sched.h) */
 		long long per = 0;
 		for (int m = 0; m < v->nsmems; m++)
 			if (v->smems[m].pipe == s0->pipe && v->smems[m].bytes > 0)
-				per += v->smems[m].bytes;
+				per += v->smems[m].stride;
+		for (int b = 0; b < v->nbars; b++)
+			if (v->bars[b].pipe == s0->pipe)
+				per += 8;
 		int st = s0->stages;
 		int need = st;
 		while (need > 1 && total - (long long)(st - need) * per > limit)
 			need--;
 		diag_set(&d->hint, "reduce pipeline '%s' from %d to %d stages, or shrink the tiles",
 		         v->pipes[s0->pipe].name, st, need);
+		if (total - (long long)(st - need) * per <= limit)
+			v_fix_decl_int(v, d, v->pipes[s0->pipe].d, "stages", need);
 		diag_related(d, v->pipes[s0->pipe].d->span, "pipeline '%s' replicates its ring buffers %d times",
 		             v->pipes[s0->pipe].name, st);
 	} else {
@@ -140,6 +147,9 @@ static void check_regs(Sched *v)
 			diag_set(&d->condition, "regs (%d) %% %d == 0 && %d <= regs <= %d", regs, unit, lo, hi);
 			int fix = regs < lo ? lo : regs > hi ? hi : regs / unit * unit;
 			diag_set(&d->hint, "use regs %d", fix);
+			v_fix_decl_int(v, d, a->d, "regs", fix);
+			if (regs > lo && regs < hi && (regs + unit - 1) / unit * unit <= hi)   /* the alternative */
+				v_fix_decl_int(v, d, a->d, "regs", (regs + unit - 1) / unit * unit);
 		}
 		long long c = (long long)regs * a->threads;
 		sum += c;
@@ -170,6 +180,8 @@ static void check_regs(Sched *v)
 		long long fit = (pool - others) / (v->roles[maxr].threads ? v->roles[maxr].threads : 1);
 		fit = fit / unit * unit;
 		diag_set(&d->hint, "lower role '%s' to regs %lld or fewer", v->roles[maxr].name, fit);
+		if (fit >= lo && fit < v->roles[maxr].d->regs)
+			v_fix_decl_int(v, d, v->roles[maxr].d, "regs", fit);
 		sb_free(&b);
 	}
 	int wg = ti->warpgroup_warps;

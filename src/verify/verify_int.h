@@ -39,4 +39,15 @@ void verify_deadlock(Sched *v);
 Diag *v_report(Sched *v, const char *rule, Span span, int role, const char *resource,
                int bar, int pipe, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
+/* ---- fix.c: machine-applicable fixes attached at report sites ---- */
+/* Attach to d a fix replacing the number after keyword kw ("arrivals",
+ * "stages", "regs") in declaration decl with value; NULL (nothing attached)
+ * when the source has no such token. */
+DiagFix *v_fix_decl_int(Sched *v, Diag *d, const Decl *decl, const char *kw, long long value);
+/* Attach to d a fix inserting the missing `arrive` of ring barrier b in its
+ * one producer's pipelined loop, after the last use of the ring there (and
+ * declaring the arrivals that gives); NULL when the repair is not mechanical
+ * (see fix.c) or some role already arrives on b. */
+DiagFix *v_fix_arrive(Sched *v, Diag *d, int b);
+
 #endif

@@ -93,6 +93,55 @@ grep -q '^  smem c0: bf16\[128, 64\] swizzle 128B ring cr$' "$T/out" && ok "--ke
 run_stdin "$G" apply raster_group:8 -
 expect "apply reads standard input" 0 out '^  grid \(N / 128, M / 128\) as \(bn, bm\) group 8$'
 
+# ---- warp_specialize: from a naive seed to a producer/consumer split ----
+run apply warp_specialize kernels/gemm/seed_naive.cake
+expect "warp_specialize on the GEMM seed" 0 out '^  role load warps 0\.\.3 regs 40$' out '^  role mma warps 4\.\.7 regs 240$' \
+	out '^  barrier empty ring ab producers mma consumers load arrivals 1$' out '^  in load \{$' out '^      wait empty$' out '^      arrive empty$'
+cp "$T/out" "$T/ws.cake"
+run check "$T/ws.cake"
+expect "the warp-specialized seed checks clean" 0
+run build "$T/ws.cake" --emit=cubin -o "$T/ws.cubin"
+if [ "$RC" -eq 69 ]; then
+	ok "warp_specialize result: cubin skipped (no NVRTC)"
+else
+	expect "the warp-specialized seed compiles to a cubin without spills" 0 err ' 0 bytes spill stores, 0 bytes spill loads'
+fi
+run apply stages:4 "$T/ws.cake"
+expect "stages:4 on the warp-specialized seed" 0 out '^  pipeline ab stages 4$'
+run apply warp_specialize kernels/kmeans/seed_naive.cake
+expect "warp_specialize on the assign seed" 0 out '^  barrier xfull producers load consumers dist arrivals 1$' \
+	out '^    tma x0 <- X\[b, bm \* 64 \+: 64, 0 \+: 64\] signal xfull$'
+run apply warp_specialize kernels/gemm/gemm_ws_128x256_s4.cake
+expect "warp_specialize on a warp-specialized kernel" 1 \
+	err "^cake apply: warp_specialize does not apply: kernel 'gemm_bf16' has 2 roles \(load, mma\); warp_specialize splits the program of a single role into a TMA producer and its consumer$"
+
+# the chains from the seeds to the hand-written kernels (docs/TACTICS.md, Seeds): every step
+# applies, the last one is the corpus kernel but for its name, and (with NVRTC) every step
+# compiles to a cubin without spills
+chain() {   # chain NAME SEED HANDWRITTEN KERNEL TACTIC...
+	cname=$1 cur=$2 hand=$3 kname=$4
+	shift 4
+	cp "$cur" "$T/chain.cake"
+	for spec in "$@"; do
+		run apply "$spec" "$T/chain.cake"
+		[ "$RC" -eq 0 ] || { bad "$cname chain: $spec applies" "$(cat "$T/err")"; return; }
+		cp "$T/out" "$T/chain.cake"
+		run build "$T/chain.cake" --emit=cubin -o "$T/chain.cubin"
+		[ "$RC" -eq 69 ] || grep -q ' 0 bytes spill stores, 0 bytes spill loads' "$T/err" ||
+			{ bad "$cname chain: $spec compiles without spills" "$(grep 'cake build' "$T/err")"; return; }
+	done
+	run fmt "$hand"
+	sed -e '/^ *#/d' -e 's/  #.*$//' "$T/out" | awk -v k="kernel $kname " 'index($0, "kernel ") == 1 { on = index($0, k) == 1 } on' |
+		sed -e "s/^kernel $kname /kernel X /" -e '${/^$/d;}' >"$T/hand.cake"
+	sed -e '1s/^kernel [A-Za-z0-9_]* /kernel X /' "$T/chain.cake" >"$T/mine.cake"
+	cmp -s "$T/hand.cake" "$T/mine.cake" && ok "$cname chain ends at $kname" ||
+		bad "$cname chain ends at $kname" "$(diff "$T/hand.cake" "$T/mine.cake" | head -5)"
+}
+chain gemm kernels/gemm/seed_naive.cake kernels/gemm/gemm_ws_128x256_s4.cake gemm_bf16 \
+	warp_specialize stages:4 consumers:2 tile_n:256 raster_group:16
+chain assign kernels/kmeans/seed_naive.cake "$A" kmeans_assign \
+	warp_specialize stages:4 tile_m:128 consumers:2 tile_m:256 regs:load:24 consumers:4
+
 # ---- results build ----
 run apply split_k:4 "$G"
 expect "apply split_k:4" 0 out '^  grid \(N / 128, M / 128, 4\) as \(bn, bm, ks\)$' out '^    atomic_add C\[bm \* 128 \+: 128, bn \* 128 \+: 128\] <- acc$'

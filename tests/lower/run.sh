@@ -10,7 +10,8 @@
 #     silent success with other errors);
 #   - every file that lowers has tests/lower/<name>.cu.golden and the generated
 #     CUDA must match it byte for byte (and <name>.plan.golden, where present,
-#     the `--emit=plan` table);
+#     the `--emit=plan` table); <name> is the file's base name, prefixed with its
+#     directory's (gemm_seed_naive) when two directories hold that name;
 #   - every file that lowers must compile through NVRTC to an sm_90a cubin with
 #     zero spills (`cake build --emit=cubin` fails with CK-LOW-014 on a spill);
 #     skipped with a note when NVRTC is not installed (exit status 69);
@@ -29,8 +30,11 @@ FAIL=0
 ok() { PASS=$((PASS + 1)); }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
 
+# base names that occur in more than one directory (kernels/gemm/seed_naive.cake, kernels/kmeans/seed_naive.cake)
+DUPS=" $(find kernels -name '*.cake' | sed 's,.*/,,' | sort | uniq -d | tr '\n' ' ') "
 for f in $(find kernels -name '*.cake' | sort); do
 	n=$(basename "$f" .cake)
+	case "$DUPS" in *" $n.cake "*) n=$(basename "$(dirname "$f")")_$n ;; esac
 	if "$CAKE" build "$f" --emit=cuda -o "$TMP/$n.cu" 2>"$TMP/$n.err"; then
 		ok
 	else

@@ -338,6 +338,9 @@ static void test_json(void **state)
 		assert_non_null(v);
 		assert_true(json_is_null(v));
 	}
+	/* ... and a finding without fixes has an empty "fixes" array */
+	assert_int_equal(json_array_size(json_object_get(d1, "fixes")), 0);
+	assert_true(json_is_array(json_object_get(d1, "fixes")));
 	/* invalid UTF-8 in a message became U+FFFD */
 	assert_string_equal(json_string_value(json_object_get(d1, "message")),
 	                    "bad byte \xef\xbf\xbd here");
@@ -520,6 +523,119 @@ static void test_sarif_columns_many(void **state)
 	src_free(&ss);
 }
 
+/* Fixes: one per finding, printed in all three formats and applied. */
+static void test_fixes(void **state)
+{
+	SourceSet ss;
+	setup_sources(&ss);
+	DiagList dl = {0};
+	/* replace "arrivals 1" with "arrivals 2" on line 2 */
+	Span n1 = span_of(&ss, 0, 2, "1\n");
+	n1.len = 1;
+	Diag *d = diag_add(&dl, "CK-BAR-001", SEV_ERROR, n1, "count");
+	DiagFix *f = diag_fix(d, "replace 'arrivals %d' with 'arrivals %d'", 1, 2);
+	diag_fix_edit(f, n1, "2");
+	/* a second fix of the same finding is never applied */
+	diag_fix_edit(diag_fix(d, "something else"), n1, "7");
+	/* insert a line before line 4 (after the tab line) */
+	Span at = diag_span_at(&ss, 0, (int)(strstr(SRC_A, "/*") - SRC_A), 0);
+	assert_int_equal(at.line, 4);
+	assert_int_equal(at.col, 1);
+	Diag *d2 = diag_add(&dl, "CK-DEAD-003", SEV_ERROR, at, "missing");
+	diag_fix_edit(diag_fix(d2, "insert 'arrive empty'"), at, "arrive empty\n");
+	/* the same insertion proposed by another finding is made once */
+	Diag *d3 = diag_add(&dl, "CK-RACE-001", SEV_ERROR, at, "also");
+	diag_fix_edit(diag_fix(d3, "insert 'arrive empty'"), at, "arrive empty\n");
+	/* an overlapping, different edit is skipped */
+	Diag *d4 = diag_add(&dl, "CK-T-009", SEV_WARNING, n1, "clash");
+	Span wide = n1;
+	wide.off -= 3, wide.col -= 3, wide.len = 4;
+	diag_fix_edit(diag_fix(d4, "clash"), wide, "x");
+	/* a fix for another file does not apply to this one */
+	Span bx = span_of(&ss, 1, 1, "x");
+	diag_fix_edit(diag_fix(diag_add(&dl, "CK-T-010", SEV_NOTE, bx, "b"), "b"), bx, "z");
+
+	StrBuf out = {0};
+	assert_int_equal(diag_apply_fixes(&ss, &dl, 0, &out), 3);
+	const char *want = "kernel k target sm_90a\n"
+	                   "  barrier full ring ab producers load consumers mma arrivals 2\n"
+	                   "\tin mma {\twait full }\n"
+	                   "arrive empty\n"
+	                   "/* \xc3\xa9t\xc3\xa9 */ wait empty\n";
+	assert_string_equal(sb_str(&out), want);
+	sb_free(&out);
+	assert_int_equal(diag_apply_fixes(&ss, &dl, 1, &out), 1);
+	assert_string_equal(sb_str(&out), "z\ny\n");
+	sb_free(&out);
+	assert_int_equal(diag_span_at(&ss, 0, 100000, 0).file, -1);
+
+	/* text: one "= fix:" line per fix */
+	char *t = render_text(&ss, &dl);
+	assert_non_null(strstr(t, "  = fix: replace 'arrivals 1' with 'arrivals 2'\n  = fix: something else\n"));
+	free(t);
+
+	/* JSON: every finding has "fixes"; edits carry offset, length, line, col */
+	StrBuf b = {0};
+	diag_print_json(&b, &ss, &dl, NULL);
+	json_t *j = parse_json(sb_str(&b));
+	json_t *ds = json_object_get(j, "diagnostics");
+	json_t *fx = json_object_get(json_array_get(ds, 0), "fixes");
+	assert_int_equal(json_array_size(fx), 2);
+	json_t *e0 = json_array_get(json_object_get(json_array_get(fx, 0), "edits"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fx, 0), "description")),
+	                    "replace 'arrivals 1' with 'arrivals 2'");
+	assert_string_equal(json_string_value(json_object_get(e0, "file")), "dir/a.cake");
+	assert_int_equal(json_integer_value(json_object_get(e0, "offset")), n1.off);
+	assert_int_equal(json_integer_value(json_object_get(e0, "length")), 1);
+	assert_int_equal(json_integer_value(json_object_get(e0, "line")), 2);
+	assert_int_equal(json_integer_value(json_object_get(e0, "col")), n1.col);
+	assert_string_equal(json_string_value(json_object_get(e0, "replacement")), "2");
+	json_decref(j);
+	sb_free(&b);
+
+	/* SARIF: fixes / artifactChanges / replacements with an exact deletedRegion */
+	diag_print_sarif(&b, &ss, &dl, NULL);
+	j = parse_json(sb_str(&b));
+	json_t *res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+	json_t *sf = json_object_get(json_array_get(res, 0), "fixes");
+	assert_int_equal(json_array_size(sf), 2);
+	json_t *f0 = json_array_get(sf, 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(f0, "description"), "text")),
+	                    "replace 'arrivals 1' with 'arrivals 2'");
+	json_t *ch = json_array_get(json_object_get(f0, "artifactChanges"), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(ch, "artifactLocation"), "uri")),
+	                    "dir/a.cake");
+	json_t *rep = json_array_get(json_object_get(ch, "replacements"), 0);
+	json_t *del = json_object_get(rep, "deletedRegion");
+	assert_int_equal(json_integer_value(json_object_get(del, "startLine")), 2);
+	assert_int_equal(json_integer_value(json_object_get(del, "byteOffset")), n1.off);
+	assert_int_equal(json_integer_value(json_object_get(del, "byteLength")), 1);
+	assert_int_equal(json_integer_value(json_object_get(del, "endColumn")),
+	                 json_integer_value(json_object_get(del, "startColumn")) + 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(rep, "insertedContent"), "text")), "2");
+	/* an insertion is an empty region */
+	json_t *r1 = json_array_get(res, 1);
+	json_t *del1 = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(
+		json_array_get(json_object_get(r1, "fixes"), 0), "artifactChanges"), 0), "replacements"), 0), "deletedRegion");
+	assert_int_equal(json_integer_value(json_object_get(del1, "byteLength")), 0);
+	assert_int_equal(json_integer_value(json_object_get(del1, "startColumn")),
+	                 json_integer_value(json_object_get(del1, "endColumn")));
+	/* a finding without fixes has no "fixes" key */
+	DiagList one = {0};
+	diag_add(&one, "CK-T-001", SEV_ERROR, n1, "plain");
+	json_decref(j);
+	sb_free(&b);
+	diag_print_sarif(&b, &ss, &one, NULL);
+	j = parse_json(sb_str(&b));
+	res = json_object_get(json_array_get(json_object_get(j, "runs"), 0), "results");
+	assert_null(json_object_get(json_array_get(res, 0), "fixes"));
+	json_decref(j);
+	sb_free(&b);
+	diag_free(&one);
+	diag_free(&dl);
+	src_free(&ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sarif),
 		cmocka_unit_test(test_sarif_columns_many),
+		cmocka_unit_test(test_fixes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,9 @@ static const char *G128x256 = "kernels/gemm/gemm_ws_128x256_s4.cake";
 static const char *G128x128 = "kernels/gemm/gemm_ws_128x128_s5.cake";
 static const char *GPERS = "kernels/gemm/gemm_persistent.cake";
 static const char *ASSIGN = "kernels/kmeans/assign.cake";
+static const char *GSEED = "kernels/gemm/seed_naive.cake";
+static const char *ASEED = "kernels/kmeans/seed_naive.cake";
+static const char *ROWSUM = "tests/corpus/good/rowsum_single_role_ring.cake";
 
 /* What a result's plan says, copied out of its arena. */
 typedef struct Res {
@@ -220,7 +223,8 @@ static void test_registry(void **state)
 			assert_string_not_equal(ts[i].name, ts[j].name);
 	}
 	const char *required[] = {"tile_m", "tile_n", "tile_k", "stages", "consumers", "persistent", "nonpersistent",
-	                          "raster_group", "split_k", "swap_ab", "swizzle", "regs", "unroll", "centroid_tile"};
+	                          "raster_group", "split_k", "swap_ab", "swizzle", "regs", "unroll", "centroid_tile",
+	                          "warp_specialize"};
 	for (size_t i = 0; i < NELEM(required); i++)
 		assert_non_null(tactic_find(required[i]));
 	assert_ptr_equal(tactic_find("stages:4"), tactic_find("stages"));
@@ -552,6 +556,214 @@ static void test_unroll(void **state)
 	apply_refused(G128x256, NULL, "unroll:2:q", TACTIC_NOT_APPLICABLE, "has no loop over 'q'");
 }
 
+/* ---- warp_specialize, and the paths from the naive seeds ---- */
+
+/* Apply spec to program text (not a file); must succeed and pass check_text. */
+static void apply_text_ok(const char *text, const char *spec, Res *r)
+{
+	StrBuf out = {0}, why = {0};
+	TacticStatus st = tactic_apply_text(text, strlen(text), spec, NULL, &out, &why);
+	if (st != TACTIC_OK)
+		fail_msg("%s: status %d: %s", spec, st, sb_str(&why));
+	check_text(sb_str(&out), NULL, r);
+	r->text = xstrdup(sb_str(&out));
+	sb_free(&out);
+	sb_free(&why);
+}
+
+static void apply_text_refused(const char *text, const char *spec, const char *part)
+{
+	StrBuf out = {0}, why = {0};
+	TacticStatus st = tactic_apply_text(text, strlen(text), spec, NULL, &out, &why);
+	if (st != TACTIC_NOT_APPLICABLE || !strstr(sb_str(&why), part))
+		fail_msg("%s: status %d, reason '%s' (want '%s')", spec, st, sb_str(&why), part);
+	sb_free(&out);
+	sb_free(&why);
+}
+
+static void test_warp_specialize(void **state)
+{
+	Res o, r;
+	/* the GEMM seed: one role, one warpgroup, a 1-stage ring */
+	original(GSEED, NULL, &o);
+	assert_int_equal(o.threads, 128);
+	assert_int_equal(o.stages, 1);
+	apply_ok(GSEED, NULL, "warp_specialize", &r);
+	has(&r, "  role load warps 0..3 regs 40\n  role mma warps 4..7 regs 240\n");   /* the producer goes first */
+	has(&r, "  barrier full ring ab producers load consumers mma arrivals 1\n"
+	        "  barrier empty ring ab producers mma consumers load arrivals 1\n");
+	has(&r, "  in load {\n    for k in 0 .. K / 64 pipelined ab {\n      wait empty\n"
+	        "      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full\n"
+	        "      tma b <- B[bn * 128 +: 128, k * 64 +: 64] signal full\n    }\n  }\n  in mma {\n");
+	has(&r, "      wait full\n      wgmma acc += a @ b^T\n      wgmma_wait 0\n      arrive empty\n    }\n");
+	assert_int_equal(count(r.text, "tma "), 2);   /* moved, not copied */
+	assert_int_equal(r.threads, 256);
+	assert_int_equal(r.arrivals_empty, 1);
+	assert_int_equal(r.tx_full, o.tx_full);
+	assert_int_equal(r.smem_bytes, o.smem_bytes + 8);   /* one more mbarrier */
+	assert_int_equal(r.regs[0], 40);
+	assert_int_equal(r.regs[1], 240);
+	free(r.text);
+	free(o.text);
+	/* the assign seed: the one-shot point tile moves too, with its barrier */
+	apply_ok(ASEED, NULL, "warp_specialize", &r);
+	has(&r, "  role load warps 0..3 regs 40\n  role dist warps 4..7 regs 240\n");
+	has(&r, "  barrier xfull producers load consumers dist arrivals 1\n"
+	        "  barrier full ring cr producers load consumers dist arrivals 1\n"
+	        "  barrier empty ring cr producers dist consumers load arrivals 1\n");
+	has(&r, "  in load {\n    tma x0 <- X[b, bm * 64 +: 64, 0 +: 64] signal xfull\n"
+	        "    tma x1 <- X[b, bm * 64 +: 64, 64 +: 64] signal xfull\n"
+	        "    for j in 0 .. K / 128 pipelined cr {\n      wait empty\n");
+	has(&r, "  in dist {\n    best_d = inf\n    best_i = 0\n    wait xfull\n"
+	        "    for j in 0 .. K / 128 pipelined cr {\n      load cn <- Cnorm[b, j * 128 +: 128]\n      wait full\n");
+	has(&r, "      wgmma_wait 0\n      arrive empty\n      s = 0.5 * cols(cn) - s\n");   /* released before the epilogue */
+	free(r.text);
+	/* the single-role ring of the corpus: released right after its plain load of the stage */
+	apply_ok(ROWSUM, NULL, "warp_specialize", &r);
+	has(&r, "  role load warps 0..3 regs 40\n  role main warps 4..7 regs 240\n");
+	has(&r, "      wait full\n      load x <- a[:, :]\n      arrive empty\n      r = r + rowsum(x)\n");
+	assert_int_equal(r.stages, 2);
+	free(r.text);
+	/* names that are taken get a suffix */
+	const char *taken =
+		"kernel rs target sm_90a\n  param A: global f32[M, K]\n  param C: global f32[M]\n"
+		"  domain M % 128 == 0, K % 64 == 0, K >= 256\n  grid (M / 128) as (bm)\n  role load warps 0..3\n"
+		"  pipeline p stages 2\n  smem a: f32[128, 64] ring p\n  barrier empty ring p producers load consumers load arrivals 1\n"
+		"  frag x: f32[128, 64] in load\n  frag r: f32[128] in load\n{\n  in load {\n    r = 0.0\n"
+		"    for k in 0 .. K / 64 pipelined p {\n      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal empty\n"
+		"      wait empty\n      load x <- a[:, :]\n      r = r + rowsum(x)\n    }\n    store C[bm * 128 +: 128] <- r\n  }\n}\n";
+	apply_text_ok(taken, "warp_specialize", &r);
+	has(&r, "  role load2 warps 0..3 regs 40\n  role load warps 4..7 regs 240\n");
+	has(&r, "  barrier empty ring p producers load2 consumers load arrivals 1\n"
+	        "  barrier empty2 ring p producers load consumers load2 arrivals 1\n");
+	has(&r, "  in load2 {\n    for k in 0 .. K / 64 pipelined p {\n      wait empty2\n");
+	free(r.text);
+	/* refusals */
+	apply_refused(G128x256, NULL, "warp_specialize", TACTIC_NOT_APPLICABLE,
+	              "kernel 'gemm_bf16' has 2 roles (load, mma); warp_specialize splits the program of a single role");
+	apply_refused("kernels/kmeans/update_segmented.cake", NULL, "warp_specialize", TACTIC_NOT_APPLICABLE,
+	              "role 'work' of kernel 'kmeans_update_segmented' issues no TMA load directly in a pipelined loop");
+	apply_refused("tests/corpus/good/gemm_sm80_cp_async_mma.cake", NULL, "warp_specialize", TACTIC_NOT_APPLICABLE,
+	              "targets sm_80");
+	apply_refused(GSEED, NULL, "warp_specialize:1", TACTIC_BAD_SPEC, "'warp_specialize' takes no arguments");
+	const char *guarded =
+		"kernel rs target sm_90a\n  param A: global f32[M, K]\n  param C: global f32[M]\n"
+		"  domain M % 128 == 0, K % 64 == 0, K >= 256\n  grid (M / 128) as (bm)\n  role main warps 0..3\n"
+		"  pipeline p stages 2\n  smem a: f32[128, 64] ring p\n  barrier full ring p producers main consumers main arrivals 1\n"
+		"  frag x: f32[128, 64] in main\n  frag r: f32[128] in main\n{\n  in main {\n    r = 0.0\n"
+		"    for k in 0 .. K / 64 pipelined p {\n      let kk = k\n      tma a <- A[bm * 128 +: 128, kk * 64 +: 64] signal full\n"
+		"      wait full\n      load x <- a[:, :]\n      r = r + rowsum(x)\n    }\n    store C[bm * 128 +: 128] <- r\n  }\n}\n";
+	apply_text_refused(guarded, "warp_specialize", "the TMA load into 'a' (line 17) uses 'kk', which a producer role would not have");
+}
+
+/* Walk a chain of tactics from a seed as the search would: every step must be
+ * one of the proposals that apply to the current candidate (tactics_propose),
+ * and its result must re-check (verifier without errors, plan, lowering).
+ * Returns the last result's text (malloc'd); r gets its plan. */
+static char *walk_chain(const char *path, const char *const *chain, int n, Res *r)
+{
+	size_t len;
+	char *cur = slurp(path, &len);
+	for (int i = 0; i < n; i++) {
+		TacticProposals ps;
+		assert_true(tactics_propose(cur, strlen(cur), NULL, true, &ps) > 0);
+		char origin[80];
+		snprintf(origin, sizeof origin, "tactic:%s", chain[i]);
+		const char *next = NULL;
+		for (int q = 0; q < ps.n; q++)
+			if (strcmp(ps.items[q].origin, origin) == 0)
+				next = ps.items[q].text;
+		if (!next) {
+			StrBuf b = {0};
+			for (int q = 0; q < ps.n; q++)
+				sb_printf(&b, " %s", ps.items[q].origin + 7);
+			fail_msg("step %d of the chain from %s: %s is not among the proposals that apply:%s", i + 1, path, chain[i], sb_str(&b));
+		}
+		check_text(next, NULL, r);
+		free(cur);
+		cur = xstrdup(next);
+		tactic_proposals_free(&ps);
+	}
+	r->text = cur;
+	return cur;
+}
+
+/* The comment-free canonical text of kernel `kname` of path, renamed `as`. */
+static char *hand_written(const char *path, const char *kname, const char *as, Res *r)
+{
+	original(path, kname, r);
+	char head[128];
+	snprintf(head, sizeof head, "kernel %s target", kname);
+	char *k = strstr(r->text, head);
+	assert_non_null(k);
+	char *end = strstr(k + 1, "\nkernel ");
+	StrBuf b = {0};
+	sb_printf(&b, "kernel %s target", as);
+	sb_putn(&b, k + strlen(head), end ? (size_t)(end - k) - strlen(head) : strlen(k + strlen(head)));
+	if (end)   /* the blank line between kernels */
+		b.len--;
+	char *text = xstrdup(sb_str(&b));
+	sb_free(&b);
+	return text;
+}
+
+static void same_plan(const Res *a, const Res *b)
+{
+	assert_int_equal(a->smem_bytes, b->smem_bytes);
+	assert_int_equal(a->threads, b->threads);
+	assert_int_equal(a->stages, b->stages);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(a->regs[i], b->regs[i]);
+	assert_int_equal(a->arrivals_empty, b->arrivals_empty);
+	assert_int_equal(a->tx_full, b->tx_full);
+	assert_int_equal(a->persistent, b->persistent);
+	assert_int_equal(a->group, b->group);
+	assert_int_equal(a->grid_rank, b->grid_rank);
+}
+
+static void test_seed_chains(void **state)
+{
+	Res r, h;
+	/* GEMM: the naive seed to kernels/gemm/gemm_ws_128x256_s4.cake, then to gemm_persistent.cake */
+	static const char *const gemm[] = {"warp_specialize", "stages:4", "consumers:2", "tile_n:256", "raster_group:16", "persistent"};
+	walk_chain(GSEED, gemm, 5, &r);
+	char *want = hand_written(G128x256, "gemm_bf16", "gemm_seed_naive", &h);
+	assert_string_equal(r.text, want);
+	same_plan(&r, &h);
+	assert_int_equal(r.stages, 4);
+	assert_int_equal(r.threads, 384);
+	assert_int_equal(r.smem_bytes, h.smem_bytes);
+	free(want);
+	free(h.text);
+	free(r.text);
+	walk_chain(GSEED, gemm, 6, &r);
+	want = hand_written(GPERS, "gemm_bf16_persistent", "gemm_seed_naive", &h);
+	assert_string_equal(r.text, want);
+	same_plan(&r, &h);
+	free(want);
+	free(h.text);
+	free(r.text);
+	/* k-means assign: the naive seed (64 points) to kernels/kmeans/assign.cake's
+	 * kmeans_assign (256 points, 4 stages, four 64-point consumer warpgroups,
+	 * regs 24 / 112). The producer gives up registers before the consumers grow
+	 * to four, so consumers:4 sizes them at 112 directly: after consumers:4 at
+	 * regs 40 / 104 ptxas spills (52 bytes), although the verifier's count fits */
+	static const char *const assign[] = {"warp_specialize", "stages:4", "tile_m:128", "consumers:2", "tile_m:256",
+	                                     "regs:load:24", "consumers:4"};
+	walk_chain(ASEED, assign, 7, &r);
+	want = hand_written(ASSIGN, "kmeans_assign", "kmeans_assign_seed_naive", &h);
+	assert_string_equal(r.text, want);
+	same_plan(&r, &h);
+	assert_int_equal(r.stages, 4);
+	assert_int_equal(r.threads, 640);
+	assert_int_equal(r.regs[0], 24);
+	assert_int_equal(r.regs[1], 112);
+	assert_int_equal(r.arrivals_empty, 4);
+	free(want);
+	free(h.text);
+	free(r.text);
+}
+
 /* ---- the harness: bad specs, bad inputs, proposals ---- */
 
 static void test_bad_spec(void **state)
@@ -654,6 +866,8 @@ static void test_propose(void **state)
 {
 	check_proposals(G128x256, NULL, 20);
 	check_proposals(ASSIGN, "kmeans_assign", 10);
+	check_proposals(GSEED, NULL, 10);
+	check_proposals(ASEED, NULL, 8);
 	const char *bad = "kernel k target sm_90a\n{\n";
 	TacticProposals ps;
 	assert_int_equal(tactics_propose(bad, strlen(bad), NULL, false, &ps), -1);
@@ -677,6 +891,8 @@ int main(void)
 		cmocka_unit_test(test_swizzle),
 		cmocka_unit_test(test_regs),
 		cmocka_unit_test(test_unroll),
+		cmocka_unit_test(test_warp_specialize),
+		cmocka_unit_test(test_seed_chains),
 		cmocka_unit_test(test_bad_spec),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_canonical),
