@@ -222,6 +222,51 @@ R("CK-LOW-013", CAT_LOWERING, SEV_ERROR, 1, "name collides with generated code",
 R("CK-LOW-014", CAT_LOWERING, SEV_ERROR, 1, "register spills",
   "NVRTC reports local-memory spills for the generated kernel; `cake build --emit=cubin` "
   "fails unless --allow-spills, since a spilling schedule is slow and usually mis-sized."),
+R("CK-MEM-001", CAT_SAFETY, SEV_ERROR, 1, "global output element never written",
+  "Models what the grid as a whole writes to each global tensor that plain `store`s or TMA "
+  "stores write: every tile of the grid (all block-coordinate tuples in the grid's extents; a "
+  "persistent grid and a `group` raster visit the same tiles) runs every role program once, "
+  "loops at their trip counts, `if` conditions and lets evaluated, each slice start an affine "
+  "form in grid coordinates, loop variables and lets. At the sampled domain points (smallest "
+  "first, `X == e` constraints applied, every domain constraint holding; as many as a budget "
+  "of 20,000 visits per kernel allows, at most 6) the union of the written boxes must be the "
+  "whole tensor, or the kernel returns stale memory (e.g. N / 256 CTAs storing 128-wide tiles "
+  "leave half the columns). The finding names the unwritten rows/columns, the point and the "
+  "grid. Not judged: tensors also written by atomic_add/fetch_add or by a scatter store (an "
+  "index-vector slice), tensors the kernel also reads (an in-place update keeps what it does "
+  "not write), and any point where a write depends on data (a bound, condition or index read "
+  "from memory or a runtime scalar) or the budget ran out."),
+R("CK-MEM-002", CAT_SAFETY, SEV_ERROR, 1, "global output element written twice",
+  "Same model and points as CK-MEM-001: no element of a global tensor written by plain stores "
+  "or TMA stores may be written by two executions — two CTAs (a tile index that does not "
+  "depend on a grid coordinate, split-K partial sums stored instead of added), two roles, two "
+  "statements or two iterations of a loop (a slice step smaller than its length). Without an "
+  "atomic the result depends on which write lands last. Each decided write's box is placed on "
+  "a grid of cells made from all box edges; the first cell met twice is reported with both "
+  "writers, the overlapping box, the point and the grid. Writes under a condition or loop the "
+  "model cannot evaluate are left out; tensors written by atomic_add/fetch_add or a scatter "
+  "store are exempt (they are meant to be hit several times)."),
+R("CK-MEM-003", CAT_SAFETY, SEV_ERROR, 1, "global access outside the tensor",
+  "Every access to a global tensor — store, TMA store, atomic_add, fetch_add, load, TMA load, "
+  "cp_async and element reads in expressions (`let lo = Offsets[c + 1]`) — must stay inside "
+  "the tensor on every dimension, for every CTA and iteration, at every checked domain point "
+  "(the model and points of CK-MEM-001): 0 <= start and start + length <= extent (e.g. "
+  "`bm * 128 +: 256` with only M % 128 == 0). Plain accesses outside are undefined behaviour; "
+  "TMA loads read zeros there and TMA stores drop the part outside, which is wrong data either "
+  "way. Not judged: the dimension of a scatter index (the lowering skips rows outside), "
+  "indices read from memory, and accesses under a bound or condition the model cannot "
+  "evaluate."),
+R("CK-MEM-004", CAT_SAFETY, SEV_ERROR, 1, "ring stage read after its release",
+  "Inside a loop pipelined on P, `arrive B` on a ring barrier of P that gates a producer's "
+  "refill of a ring buffer (the producer waits on B before writing the buffer in its "
+  "iteration: the `empty` barrier) hands the current stage back; the producer may refill it "
+  "as soon as the phase completes. A read of that buffer later in the same iteration of the "
+  "same role (wgmma operand, `load` from it, TMA store from it, any expression) reads a stage "
+  "that may be overwritten — unless the role still arrives, after the read, on another "
+  "barrier gating the same refill (K and V released separately). Domain: program order "
+  "(preorder) within one iteration of the pipelined loop; a read in the other branch of an "
+  "`if` holding the arrive is not after it. A wgmma issued before the arrive and still in "
+  "flight is CK-RACE-003."),
 R("CK-RACE-001", CAT_SAFETY, SEV_ERROR, 2, "read of a stage before waiting on its full barrier",
   "Read-after-write: inside a pipelined loop, a role that reads a ring buffer (wgmma operand, "
   "load, expression) must first wait, in the same iteration, on a barrier that the buffer's "

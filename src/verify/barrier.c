@@ -110,8 +110,23 @@ static void check_arrivals(Sched *v, int b)
 	                   B->name, B->d->arrivals, B->d->arrivals == 1 ? "" : "s", derived);
 	diag_set(&d->condition, "arrivals (%d) == derived (%d: %s)", B->d->arrivals, derived,
 	         sb_str(&why));
-	diag_set(&d->hint, "declare `arrivals %d`", derived);
-	v_fix_decl_int(v, d, B->d, "arrivals", derived);
+	/* A declared producer that never arrives is more likely a lost `arrive` than a
+	 * miscount: recounting would let the phase complete without that role (the
+	 * release it owes becomes a race), so no fix is proposed then. */
+	int silent = -1;
+	for (int q = 0; q < B->d->nproducers && silent < 0; q++) {
+		int r = sched_role(v, B->d->producers[q]);
+		if (r >= 0 && !role_arrives(v, r, b, false, NULL) && !role_arrives(v, r, b, true, NULL))
+			silent = r;
+	}
+	if (silent >= 0 && derived < B->d->arrivals) {
+		diag_set(&d->hint, "role '%s' is a declared producer of '%s' but never arrives on it: add its "
+		         "`arrive %s` (or declare `arrivals %d`)", v->roles[silent].name, B->name, B->name,
+		         derived);
+	} else {
+		diag_set(&d->hint, "declare `arrivals %d`", derived);
+		v_fix_decl_int(v, d, B->d, "arrivals", derived);
+	}
 	if (first)
 		diag_related(d, first->span, "arrivals on '%s' come from here", B->name);
 	sb_free(&why);

@@ -20,6 +20,7 @@ void verify_kernel(Ctx *c, Kernel *k)
 	verify_barrier(&v);
 	verify_race(&v);
 	verify_dataflow(&v);
+	verify_memory(&v);
 	verify_schedule(&v);
 	verify_deadlock(&v);
 	sched_free(&v);

@@ -7,7 +7,7 @@
  * the preorder statement index and the sampled domain points). It is the
  * same model the lowering's derive step reads, so the verifier checks the
  * facts the lowering will use. Each family (resource.c, contract.c,
- * barrier.c, race.c, dataflow.c, schedule.c, deadlock.c) reads the model
+ * barrier.c, race.c, dataflow.c, memory.c, schedule.c, deadlock.c) reads the model
  * and reports through v_report (report.c); none keeps state of its own.
  */
 #ifndef CAKE_VERIFY_INT_H
@@ -31,6 +31,8 @@ void verify_race(Sched *v);
 void verify_dataflow(Sched *v);
 /* CK-SCHED-*: initialisation, unused resources, dead roles, trip counts. */
 void verify_schedule(Sched *v);
+/* CK-MEM-*: global tensor coverage, single writes, bounds; ring stages read after release. */
+void verify_memory(Sched *v);
 /* CK-DEAD-*: the deadlock model checker. */
 void verify_deadlock(Sched *v);
 

@@ -8,10 +8,10 @@ kernel gemm_i32 target sm_90a family gemm
   domain M % 128 == 0, N % 128 == 0, K % 64 == 0
   grid (N / 128, M / 128) as (bn, bm)
   role work warps 0..3
-  frag c: i32[128] in work
+  frag c: i32[128, 128] in work
 {
   in work {
     c = 0
-    store C[bm * 128 +: 128, bn * 128] <- c
+    store C[bm * 128 +: 128, bn * 128 +: 128] <- c
   }
 }

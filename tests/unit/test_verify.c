@@ -205,6 +205,9 @@ static void test_corpus(void **state)
 		const Diag *d = find_rule(&run, id);
 		if (d && d->sev == r->sev)
 			caught++;
+		else
+			print_message("  MISSED %s: expected %s (%s)%s\n", bad.path[i], id, sev_name(r->sev),
+			              d ? " at another severity" : "");
 		for (int j = 0; j < run.dl.n; j++) {
 			const Diag *x = run.dl.items[j];
 			const Rule *xr = rule_find(x->rule);
@@ -218,9 +221,6 @@ static void test_corpus(void **state)
 			print_message("  %s: %s finding lacks a hint, condition or span\n", bad.path[i], id);
 			unlocalised++;
 		}
-		else
-			print_message("  MISSED %s: expected %s (%s)%s\n", bad.path[i], id, sev_name(r->sev),
-			              d ? " at another severity" : "");
 		run_free(&run);
 	}
 	int fp = 0, nk = 0;
