@@ -19,6 +19,10 @@ UNITBIN  := $(UNIT:tests/unit/%.c=build/asan/tests/%)
 
 all: bin/cake
 
+# src/lib/embed.c copies these into the binary with .incbin (invisible to -MMD)
+LIBASSETS := $(wildcard src/lib/rt/*.inc src/lib/rt/*.h src/lib/python/*.py src/lib/python/*.toml src/lib/python/cake_kernels/*.py)
+build/rel/src/lib/embed.o build/asan/src/lib/embed.o: $(LIBASSETS)
+
 bin/cake: build/rel/src/main.o build/rel/libcake.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)

@@ -106,6 +106,11 @@ static const struct Command {
 	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
 	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
 	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
+	{"library", cmd_library,
+	 "library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]\n"
+	 "           | FAMILY [--domain FILE] --explain SHAPE... [--brief] | --list\n"
+	 "      generate a shape-dispatched C library (.so, header, pkg-config) and a Python package\n"
+	 "      from a family's kernels (gemm, kmeans); --explain prints the route a shape takes and why"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

@@ -22,6 +22,12 @@
 # Shape domain: N % 1024 == 0 (labels are read 1024 at a time), K <= 4096 (the shared count
 # array), K one of the scans' (K = 1000 shapes are padded to 1024); elsewhere cake kmeans uses
 # the atomic update.
+#
+# Any K (the library generator, `cake library kmeans`, docs/LIBRARY.md): kmeans_scan scans a
+# runtime K in 1024-wide chunks with a carry, and kmeans_hist_global / kmeans_fill_global count
+# and place points with one global atomic per point (no shared count array, so no K bound).
+# Labels outside [0, K) (the library writes -1 for padding points) are skipped by every kernel
+# here: a scatter index out of range adds, reserves and stores nothing.
 kernel kmeans_hist target sm_90a
   param Assign: global i32[B, N]
   param Counts: global i32[B, K]
@@ -104,6 +110,85 @@ kernel kmeans_scan_k4096 target sm_90a
     incl = cumsum(cnt, 0)
     store Offsets[b, 0 +: KC] <- incl - cnt
     store Cursor[b, 0 +: KC] <- incl - cnt
+  }
+}
+
+# kmeans_scan — Offsets = exclusive prefix sum of Counts, for any K (a runtime dim): one CTA of
+# 1024 threads per batch walks K in 1024-wide chunks. Each chunk is read with `fetch_add(Counts[b,
+# idx], 0)`, the bounds-checked gather of the IR (an index past K yields -1, clamped to 0), so
+# the ragged last chunk needs no load past the end of a row (CK-DATA-004 would rightly refuse a
+# plain 1024-wide load there); the stores are scatter stores, skipped past K. The carry into the
+# next chunk is this chunk's last inclusive sum, broadcast to every thread without a scalar
+# shared read: `tot` holds the inclusive sums followed by 1024 zeros, so the window
+# tot[1023 +: 1024] is (last, 0, 0, ...) and its cumsum is `last` everywhere. Two block scans
+# per chunk: about 1 µs, so K = 65536 costs some 64 µs per batch (batches run in parallel).
+kernel kmeans_scan target sm_90a
+  param Counts:  global i32[B, K]
+  param Offsets: global i32[B, K]
+  param Cursor:  global i32[B, K]
+  grid (B) as (b)
+  role work warps 0..31
+  smem tot: i32[2048]                 # inclusive sums of the chunk, then 1024 zeros
+  frag cnt:   i32[1024] in work
+  frag incl:  i32[1024] in work
+  frag idx:   i32[1024] in work
+  frag w:     i32[1024] in work
+  frag carry: i32[1024] in work
+{
+  in work {
+    carry = 0
+    w = 0
+    store tot[1024 +: 1024] <- w
+    for j in 0 .. (K + 1023) / 1024 {
+      idx = j * 1024 + row_idx()
+      cnt = fetch_add(Counts[b, idx], 0)
+      cnt = max(cnt, 0)
+      incl = cumsum(cnt, 0)
+      incl = incl + carry
+      store Offsets[b, idx] <- incl - cnt
+      store Cursor[b, idx] <- incl - cnt
+      store tot[0 +: 1024] <- incl
+      sync work
+      load w <- tot[1023 +: 1024]
+      carry = cumsum(w, 0)
+      sync work
+    }
+  }
+}
+
+# kmeans_hist_global — Counts[b, c] = number of points labelled c, for any K: one global atomic
+# add per point (1024 points per CTA). Used when K is too large for kmeans_hist's shared count
+# array; with many clusters the adds rarely collide.
+kernel kmeans_hist_global target sm_90a
+  param Assign: global i32[B, N]
+  param Counts: global i32[B, K]
+  domain N % 1024 == 0
+  grid (N / 1024, B) as (bp, b)
+  role work warps 0..31
+  frag lab: i32[1024] in work
+{
+  in work {
+    load lab <- Assign[b, bp * 1024 +: 1024]
+    atomic_add Counts[b, lab] <- 1
+  }
+}
+
+# kmeans_fill_global — Order[b, :] = the point ids grouped by cluster, for any K: every point
+# takes its slot with one global `fetch_add(Cursor[b, lab], 1)` and scatters its id there.
+kernel kmeans_fill_global target sm_90a
+  param Assign: global i32[B, N]
+  param Cursor: global i32[B, K]
+  param Order:  global i32[B, N]
+  domain N % 1024 == 0
+  grid (N / 1024, B) as (bp, b)
+  role work warps 0..31
+  frag lab:  i32[1024] in work
+  frag slot: i32[1024] in work
+{
+  in work {
+    load lab <- Assign[b, bp * 1024 +: 1024]
+    slot = fetch_add(Cursor[b, lab], 1)
+    store Order[b, slot] <- bp * 1024 + row_idx()
   }
 }
 

@@ -5,8 +5,8 @@
  * input and output JSON Schemas (JSON text; tools/list prints them as they
  * are, mcp_schema.c enforces the input one) and a handler. tools/list lists
  * the table in order, so the order is the table's. Adding a tool is one
- * handler and one entry; `run`, `evaluate` and `cost` are meant to arrive
- * that way (see the end of the table). Never add an entry whose handler
+ * handler and one entry (`evaluate` and `run` came that way; `cost` will,
+ * when the cost model lands). Never add an entry whose handler
  * does not work: the server advertises every entry.
  *
  * Inputs. Every tool that reads IR takes it either as `text` (with an
@@ -29,8 +29,10 @@
 #include "../harness/store.h"
 #include "../harness/tactics.h"
 #include "../harness/textdiff.h"
+#include "../harness/eval.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1258,6 +1260,124 @@ static const char apply_out[] =
 
 /* ---- the table ---- */
 
+
+/* ---- evaluate and run: the search loop's unit of work (src/harness/eval.c) ---- */
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* Evaluate the tool's IR at its shape and record it in the store (created
+ * when missing). gpu: run on the GPU even if the store has a verdict (the
+ * `run` tool); otherwise dry_run decides. A GPU run goes through the
+ * isolated runner's child process, so a hanging kernel is a verdict, not a
+ * stuck server. */
+static bool evaluate_common(McpCall *c, bool gpu)
+{
+	SourceSet ss = {0};
+	bool ok = false;
+	int fi = load_source(c, &ss);
+	if (fi < 0) {
+		src_free(&ss);
+		return false;
+	}
+	const char *path = c->srv->o.store ? c->srv->o.store : STORE_DEFAULT_PATH;
+	Store *st = NULL;
+	StrBuf e = {0};
+	if (store_open(path, STORE_CREATE, &st, &e) != STORE_OK) {
+		sb_printf(&c->err, "cannot open the candidate store '%s': %s", path, sb_str(&e));
+		sb_free(&e);
+		src_free(&ss);
+		return false;
+	}
+	sb_free(&e);
+	EvalRequest r = eval_request();
+	r.text = ss.files[fi].text;
+	r.len = ss.files[fi].len;
+	r.name = ss.files[fi].path;
+	r.kernel = arg_str(c, "kernel");
+	r.shape = arg_str(c, "shape");
+	r.origin = arg_str(c, "origin") ? arg_str(c, "origin") : "agent:mcp";
+	r.parent = arg_str(c, "parent");
+	r.dry_run = !gpu && arg_bool(c, "dry_run");
+	r.force = gpu || arg_bool(c, "force");
+	r.run.time = !arg_bool(c, "no_time");
+	json_t *it = json_object_get(c->args, "iters");
+	r.run.iters = it ? (int)json_integer_value(it) : 20;
+	r.store = st;
+	if (!r.dry_run && !run_driver_present()) {
+		sb_printf(&c->err, "no GPU here: %s; evaluate with dry_run: true to check, rank and compile without running",
+		          gpu_no_driver_msg());
+		goto out;
+	}
+	SourceSet es = {0};
+	EvalResult res;
+	EvalStatus est = eval_candidate(&r, &es, &res);
+	if (est != EVAL_DONE) {
+		sb_printf(&c->err, "%s", res.message[0] ? res.message : "the evaluation failed");
+	} else {
+		json_t *diags = diag_array(c, &es, &res.diags);
+		c->result = json_pack("{s:s, s:s, s:s?, s:s, s:s, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o}", "candidate",
+		                      res.cand, "kernel", res.kernel, "family", res.family[0] ? res.family : NULL, "shape",
+		                      res.shape, "verdict", store_verdict_name(res.verdict), "cached", res.cached, "eval_id",
+		                      (json_int_t)res.eval_id, "predicted_us", num_or_null(res.has_pred ? res.pred.us : NAN),
+		                      "median_us", num_or_null(res.median_us), "min_us", num_or_null(res.min_us), "max_us",
+		                      num_or_null(res.max_us), "rel_err", num_or_null(res.rel_err), "message", res.message,
+		                      "store", store_path(st), "findings", diags ? diags : json_array());
+		ok = c->result != NULL;
+		if (!ok)
+			sb_puts(&c->err, "internal error: could not build the result");
+	}
+	eval_result_free(&res);
+	src_free(&es);
+out:
+	store_close(st);
+	src_free(&ss);
+	return ok;
+}
+
+static bool tool_evaluate(McpCall *c)
+{
+	return evaluate_common(c, false);
+}
+
+static bool tool_run(McpCall *c)
+{
+	return evaluate_common(c, true);
+}
+
+#define S_EVAL_IN_COMMON                                                                                  \
+	S_SOURCE ", " S_KERNEL ", "                                                                           \
+	"\"shape\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"every dim of the kernel, e.g. "   \
+	"M=8192,N=8192,K=8192\"}, "                                                                            \
+	"\"origin\": {\"type\": \"string\", \"description\": \"who proposed it: agent:NAME (default agent:mcp), "   \
+	"human, tactic:NAME:ARGS\"}, "                                                                         \
+	"\"parent\": {\"type\": \"string\", \"description\": \"the stored candidate it was derived from (full id "  \
+	"or unique prefix)\"}, "                                                                               \
+	"\"iters\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 1000, \"description\": \"timed launches "  \
+	"(default 20)\"}, "                                                                                    \
+	"\"no_time\": {\"type\": \"boolean\", \"description\": \"check correctness only, no timing\"}"
+
+static const char evaluate_in[] =
+	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"shape\"], \"properties\": {"
+	S_EVAL_IN_COMMON ", "
+	"\"dry_run\": {\"type\": \"boolean\", \"description\": \"check, rank and compile; do not run on the GPU\"}, "
+	"\"force\": {\"type\": \"boolean\", \"description\": \"evaluate again even when the store has a verdict\"}}}";
+
+static const char run_in[] =
+	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"shape\"], \"properties\": {"
+	S_EVAL_IN_COMMON "}}";
+
+static const char evaluate_out[] =
+	"{\"type\": \"object\", \"required\": [\"candidate\", \"kernel\", \"shape\", \"verdict\", \"cached\", "
+	"\"eval_id\", \"predicted_us\", \"median_us\", \"message\", \"store\", \"findings\"], \"properties\": {"
+	"\"candidate\": {\"type\": \"string\"}, \"kernel\": {\"type\": \"string\"}, \"family\": " S_NSTR ", "
+	"\"shape\": {\"type\": \"string\"}, \"verdict\": {\"type\": \"string\"}, \"cached\": {\"type\": \"boolean\"}, "
+	"\"eval_id\": {\"type\": \"integer\"}, \"predicted_us\": " S_NNUM ", \"median_us\": " S_NNUM ", "
+	"\"min_us\": " S_NNUM ", \"max_us\": " S_NNUM ", \"rel_err\": " S_NNUM ", \"message\": {\"type\": \"string\"}, "
+	"\"store\": {\"type\": \"string\"}, \"findings\": {\"type\": \"array\", \"items\": " S_DIAG "}}}";
+
 static const McpTool tools[] = {
 	{"check", "Check Cake IR",
 	 "Parse, type-check and verify Cake IR; return every finding (rule ID, severity, message, span with "
@@ -1301,7 +1421,19 @@ static const McpTool tools[] = {
 	 "Apply one tactic spec (e.g. stages:5) to a kernel: the rewritten program (canonical Cake IR, "
 	 "re-verified), a unified diff from the input's canonical form, or why it does not apply.",
 	 apply_in, apply_out, tool_apply_tactic},
-	/* run, evaluate and cost go here, one entry each, when their handlers work */
+	{"evaluate", "Evaluate a candidate",
+	 "The search loop's unit of work (`cake eval`): canonicalise and hash the IR, serve a verdict the store "
+	 "already has for this candidate, shape and harness, else verify (a rejection is recorded with its "
+	 "findings, no GPU spent), rank, and run it on the GPU through the isolated runner (correctness against "
+	 "its family's float64 oracle, then timing), recording the verdict, times, GPU and harness versions. "
+	 "dry_run: true stops before the GPU run (works on a machine without one).",
+	 evaluate_in, evaluate_out, tool_evaluate},
+	{"run", "Run on the GPU",
+	 "Run the kernel on the GPU now at the shape (never served from the store), isolated in a child process "
+	 "with a watchdog (a hang or fault is a verdict), checked against its family's oracle and timed; the "
+	 "result is recorded in the store like `evaluate`. Without a GPU this is a tool error.",
+	 run_in, evaluate_out, tool_run},
+	/* cost goes here, one entry, when the cost model's handler works */
 };
 
 const McpTool *mcp_tool_table(int *n)

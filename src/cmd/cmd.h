@@ -48,6 +48,7 @@ int cmd_gate(int argc, char **argv);
 int cmd_mine(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_mcp(int argc, char **argv);
+int cmd_library(int argc, char **argv);
 
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may

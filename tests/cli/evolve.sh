@@ -105,6 +105,19 @@ print(c.execute("select count(*) from (select cand, shape, harness, count(*) n f
 PY
 [ "$(cat "$T/k")" -eq 0 ] && ok "the resumed campaign duplicated nothing" || bad "the resumed campaign duplicated nothing" "$(cat "$T/k") duplicates"
 
+# ---- Ctrl-C (SIGINT): stops after the evaluation in flight, exit 130, resumable ----
+I="$T/int.db"
+"$CAKE" evolve "$G" --shape "$SH" --budget 300c --dry-run --store "$I" --format=json > "$T/int.out" 2>&1 &
+ip=$!
+sleep 1.5
+kill -INT "$ip" 2>/dev/null
+wait "$ip"
+irc=$?
+grep -q '"reason":"interrupted"' "$T/int.out" && [ "$irc" -eq 130 ] && ok "SIGINT stops cleanly (exit 130, a done event saying interrupted)" ||
+	bad "SIGINT stops cleanly" "exit $irc; $(tail -1 "$T/int.out" | cut -c1-200)"
+run evolve "$G" --shape "$SH" --budget 20c --dry-run --store "$I" --format=json
+expect "after Ctrl-C the same command resumes" 0 out '"event":"done"'
+
 # ---- two processes on one store ----
 P="$T/pair.db"
 "$CAKE" evolve "$G" --shape "$SH" --budget 40c --dry-run --store "$P" --format=json > "$T/p1" 2>&1 &

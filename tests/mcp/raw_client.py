@@ -129,7 +129,8 @@ def main():
     check("tools/list (2026-07-28): resultType, ttlMs, cacheScope, serverInfo",
           r.get("resultType") == "complete" and isinstance(r.get("ttlMs"), int) and r.get("cacheScope") == "public"
           and "io.modelcontextprotocol/serverInfo" in r.get("_meta", {}), {k: r[k] for k in r if k != "tools"})
-    want = ["check", "format", "build", "rules", "explain_rule", "history", "best", "diff", "tactics", "apply_tactic"]
+    want = ["check", "format", "build", "rules", "explain_rule", "history", "best", "diff", "tactics", "apply_tactic",
+            "evaluate", "run"]
     check("tools/list: the tools in table order", names == want, names)
     check("tools/list: deterministic order", [t["name"] for t in s.req("tools/list")["result"]["tools"]] == names)
     allowed = {"type", "properties", "required", "additionalProperties", "items", "enum", "minimum", "maximum",
@@ -395,6 +396,27 @@ def main():
         check("diff of one candidate without a parent: isError", is_err and "no parent" in text, text)
     is_err, text = tool_text(s3.call("diff", {"a": "ffffffff", "b": "0"}))
     check("diff of an unknown candidate: isError", is_err and "no candidate" in text, text)
+    # evaluate and run record in the store (created when missing); run needs a GPU
+    r = s3.call("evaluate", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake", "shape": "M=4096,N=4096,K=4096",
+                             "dry_run": True})["result"]
+    sc = r.get("structuredContent", {})
+    check("evaluate dry_run: recorded, with a prediction", not r["isError"] and sc.get("verdict") == "dry_run"
+          and sc.get("predicted_us") and not sc.get("cached") and sc.get("eval_id", 0) > 0, r)
+    r = s3.call("evaluate", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake", "shape": "M=4096,N=4096,K=4096",
+                             "dry_run": True})["result"]
+    check("evaluate again: served from the store", r.get("structuredContent", {}).get("cached") is True, r)
+    r = s3.call("evaluate", {"path": "tests/corpus/bad/res_regs_launch_pool.cake", "shape": "B=1,N=1024,K=1024",
+                             "dry_run": True})["result"]
+    sc = r.get("structuredContent", {})
+    check("evaluate a kernel the verifier rejects: verdict rejected with its findings", not r["isError"]
+          and sc.get("verdict") == "rejected" and any(f["rule"] == "CK-RES-002" for f in sc.get("findings", [])), r)
+    is_err, text = tool_text(s3.call("evaluate", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake", "shape": "M=4096",
+                                                  "dry_run": True}))
+    check("evaluate with a shape missing dims: isError naming them", is_err and "missing" in text, text)
+    if not os.path.exists("/dev/nvidia0"):
+        is_err, text = tool_text(s3.call("run", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake",
+                                                 "shape": "M=4096,N=4096,K=4096"}))
+        check("run without a GPU: a tool error saying so", is_err and "no GPU" in text, text)
     check("the store server exits 0", s3.close() == 0)
 
     rc = s.close()

@@ -1,0 +1,77 @@
+#!/bin/bash
+# bench/library.sh — the generated libraries on the GPU host: build them with the carried
+# bin/cake (`cake library gemm|kmeans -o $OUT/pkg`), pip-install the Python package into a
+# target folder, check results on held-out shapes (torch / float64 references), then
+# benchmark with the dispatcher included: GEMM vs cuBLAS (torch) over >= 40 LLM-layer
+# shapes (geomean, min, five worst), k-means fit end to end vs Flash-KMeans'
+# batch_kmeans_Euclid on the ANCHORS shapes and K in {100, 1000, 2048, 5000}. A short table
+# comes last (bench/library_bench.py has the method).
+#
+# usage (from the repository root, on the GPU host):
+#   OUT=$OUT bash bench/library.sh [check] [gemm] [kmeans]     (default: all three)
+#   env: CAKE (bin/cake), PKG (a package folder already generated: skip `cake library`),
+#        WHEELS (.whl: Flash-KMeans' wheel), SITE (/tmp/site), OUT (/tmp/cake-library),
+#        ITERS (10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES
+# First, without torch, bench/library_smoke.c runs every route on small shapes against CPU
+# references (C, linked against the libraries): $OUT/smoke.log.
+# Logs: $OUT/build.log (generation, ptxas report, compiler), $OUT/pip.log, $OUT/bench.log
+# (everything printed), $OUT/{check,gemm,kmeans}.jsonl (one JSON line per result).
+set -u
+CAKE=${CAKE:-bin/cake}
+WHEELS=${WHEELS:-.whl}
+SITE=${SITE:-/tmp/site}
+OUT=${OUT:-/tmp/cake-library}
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cake-cache}   # cubin cache in a writable place
+mkdir -p "$OUT" "$SITE"
+: > "$OUT/build.log"
+t0=$(date +%s)
+
+# Flash-KMeans from the carried wheel (no network on the GPU host)
+if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
+	python3 -m pip install -q --no-index --no-deps --target "$SITE" "$WHEELS"/*.whl > "$OUT/pip.log" 2>&1 ||
+		echo "library.sh: installing the wheels failed (see $OUT/pip.log)" >&2
+fi
+
+# the libraries: generated here with the carried cake (NVRTC on this host), or carried in $PKG
+if [ -z "${PKG:-}" ]; then
+	PKG=$OUT/pkg
+	rm -rf "$PKG"
+	for fam in gemm kmeans; do
+		if ! $CAKE library $fam -o "$PKG" >> "$OUT/build.log" 2>&1; then
+			echo "library.sh: cake library $fam failed:" >&2
+			tail -20 "$OUT/build.log" >&2
+			exit 1
+		fi
+	done
+	$CAKE library gemm --explain M=1000,N=4096,K=4096 --explain M=8192,N=8192,K=8192 >> "$OUT/build.log" 2>&1
+	$CAKE library kmeans --explain B=32,N=75600,D=128,K=1000 --explain B=1,N=1048576,D=128,K=5000 >> "$OUT/build.log" 2>&1
+fi
+PKG=$(cd "$PKG" && pwd)
+echo "library.sh: libraries in $PKG ($(( $(date +%s) - t0 )) s)" >&2
+
+# C alone first (no torch): every route on small shapes against CPU references
+smoke=skipped
+if ${CC:-cc} -std=c11 -O2 -I"$PKG/include" "$(dirname "$0")/library_smoke.c" -L"$PKG/lib" -Wl,-rpath,"$PKG/lib" \
+	-lcake_gemm -lcake_kmeans -ldl -lm -o "$OUT/smoke" >> "$OUT/build.log" 2>&1; then
+	timeout 300 "$OUT/smoke" 2>&1 | tee "$OUT/smoke.log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] && smoke=ok || smoke=FAILED
+else
+	echo "library.sh: the C smoke test does not build (see $OUT/build.log)" >&2
+fi
+
+# the package, installed as a user would (offline: the build backend is in the package)
+rm -rf "$OUT/site-cake"
+if ! python3 -m pip install -q --no-index --no-deps --target "$OUT/site-cake" "$PKG" >> "$OUT/pip.log" 2>&1; then
+	echo "library.sh: pip install $PKG failed:" >&2
+	tail -20 "$OUT/pip.log" >&2
+	exit 1
+fi
+export PYTHONPATH="$OUT/site-cake:$SITE${PYTHONPATH:+:$PYTHONPATH}"
+here=$(cd "$(dirname "$0")" && pwd)
+rm -f "$OUT"/check.jsonl "$OUT"/gemm.jsonl "$OUT"/kmeans.jsonl
+python3 "$here/library_bench.py" "$OUT" "$@" 2>&1 | tee "$OUT/bench.log"
+rc=${PIPESTATUS[0]}
+echo "C smoke test (bench/library_smoke.c)  $smoke" | tee -a "$OUT/bench.log"
+[ "$smoke" = FAILED ] && rc=1
+echo "library.sh: done in $(( $(date +%s) - t0 )) s, exit $rc; logs in $OUT" >&2
+exit "$rc"

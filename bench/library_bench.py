@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""bench/library_bench.py — the generated libraries from Python (cake_kernels), on the GPU host:
+correctness on held-out shapes, then speed with the dispatcher included. Run by
+bench/library.sh (which builds and installs the package); usage:
+
+    python3 bench/library_bench.py OUT_DIR [check] [gemm] [kmeans]
+
+check   GEMM: cake_kernels.gemm(a, b) against a float64 product on the GPU (ragged tails, tiny
+        shapes, each tile multiple +-1, every route forced where its kernel takes the shape),
+        rel. Frobenius error <= 1e-2 and no NaN; k-means: assign labels against float64 argmin
+        (a mismatch is excused only within 2^-8 of the score scale: a near-tie), update means
+        against float64 means per cluster (empty clusters bit for bit), fit: labels in [0, K),
+        finite centroids, the iteration count and tol semantics of batch_kmeans_Euclid, and
+        inertia against Flash-KMeans from the same initial centroids.
+gemm    >= 40 LLM-layer shapes (M 256..16384; N, K from real projections), cake_kernels.gemm vs
+        torch.matmul (cuBLAS), both called from Python the same way: REPS rounds of CALLS
+        back-to-back calls between two CUDA events (so the per-call time includes every host
+        cost: Python, ctypes, the dispatcher, tensor-map encoding, the launch), operands rotated
+        over copies to keep L2 from serving them; the median round per call. Prints each shape,
+        then the geomean, the min and the five worst ratios (cuBLAS time / cake time).
+kmeans  fit end to end (cake_kernels.kmeans.fit vs flash_kmeans.batch_kmeans_Euclid, same points,
+        same initial centroids, same max_iters, tol) on the ANCHORS shapes and K in
+        {100, 1000, 2048, 5000}: wall time of the whole call (torch.cuda.synchronize on both
+        sides), median of REPS after a warm-up call (Triton compiles on its first call).
+The GEMM part also times every direct route a shape admits, forced (ROUTES=0 skips it), and
+reports how often the dispatcher's choice was the fastest.
+Environment: ITERS (k-means iterations, 10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16),
+GEMM_SHAPES / KM_SHAPES to override the lists ("M,N,K ..." / "B,N,D,K ...").
+Every result is a JSON line in OUT_DIR/{check,gemm,kmeans}.jsonl; the tables go to stdout.
+"""
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+
+import cake_kernels
+from cake_kernels import kmeans as ckm
+
+OUT = sys.argv[1]
+PARTS = set(sys.argv[2:]) or {"check", "gemm", "kmeans"}
+ITERS = int(os.environ.get("ITERS", 10))
+TOL = float(os.environ.get("TOL", 0.0))
+REPS = int(os.environ.get("REPS", 3))
+CALLS = int(os.environ.get("CALLS", 10))
+DTYPES = os.environ.get("DTYPES", "bf16").split(",")
+torch.backends.cuda.matmul.allow_tf32 = False
+dev = torch.device("cuda")
+os.makedirs(OUT, exist_ok=True)
+summary = []
+
+
+def log(part, rec):
+    with open(os.path.join(OUT, f"{part}.jsonl"), "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+def rand(shape, dtype, seed):
+    g = torch.Generator(device=dev).manual_seed(seed)
+    return (torch.rand(shape, device=dev, generator=g) * 2 - 1).to(dtype)
+
+
+# ------------------------------------------------------------------ check ----
+
+def check_gemm():
+    shapes = [(1, 1, 8), (1, 4096, 4096), (2, 3, 16), (7, 300, 72), (16, 28672, 4096), (100, 100, 100 - 4),
+              (127, 129, 64), (128, 256, 64), (129, 257, 136), (255, 511, 120), (256, 384, 64), (333, 5120, 1024),
+              (1000, 4096, 4096), (1024, 4096, 72), (3000, 3072, 768), (4096, 4096, 4096), (8192, 8192, 8192),
+              (16384, 1024, 2048), (17024, 256, 64), (16896, 256, 64)]
+    bad = 0
+    for (M, N, K) in shapes:
+        a, b = rand((M, K), torch.bfloat16, M * 7 + K), rand((N, K), torch.bfloat16, N * 13 + K)
+        ref = a.double() @ b.double().t()
+        routes = [None] + list(cake_kernels.gemm.ROUTES)
+        for r in routes:
+            try:
+                c = cake_kernels.gemm(a, b, route=r)
+            except cake_kernels.CakeArgumentError as e:   # a forced route whose kernel cannot take the shape
+                if r is None:
+                    raise
+                continue
+            torch.cuda.synchronize()
+            err = ((c.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+            nan = bool(torch.isnan(c).any().item())
+            ok = err <= 1e-2 and not nan and tuple(c.shape) == (M, N)
+            bad += not ok
+            rec = {"what": "gemm", "shape": [M, N, K], "route": r or cake_kernels.gemm.route(M, N, K),
+                   "forced": r is not None, "rel_err": err, "nan": nan, "ok": ok}
+            log("check", rec)
+            print(f"check gemm {M}x{N}x{K} {rec['route']:<20} rel_err {err:.2e} {'ok' if ok else 'FAILED'}")
+    summary.append(("check gemm", "ok" if not bad else f"{bad} FAILED"))
+    return bad
+
+
+def sq_dists64(x, c):
+    """float64 scores ‖c‖² − 2 x·c (the same argmin as ‖x − c‖²), [n, K]."""
+    x64, c64 = x.double(), c.double()
+    return (c64 * c64).sum(-1)[None, :] - 2.0 * x64 @ c64.t()
+
+
+def check_assign_labels(x, c, lab, rows):
+    """Mismatches of labels lab [N] against float64 argmin on rows; near-ties excused."""
+    s = sq_dists64(x[rows], c)
+    ref = s.argmin(-1)
+    got = lab[rows].long()
+    if (got < 0).any() or (got >= c.shape[0]).any():
+        return len(rows), 0
+    diff = got != ref
+    scale = (x[rows].double() ** 2).sum(-1) + (c.double() ** 2).sum(-1).max()
+    gap = s.gather(1, got[:, None])[:, 0] - s.gather(1, ref[:, None])[:, 0]
+    excused = diff & (gap <= 2.0 ** -8 * scale)
+    return int((diff & ~excused).sum().item()), int(excused.sum().item())
+
+
+def check_kmeans():
+    shapes = [(1, 1000, 128, 1), (2, 1025, 64, 100), (3, 5000, 128, 1000), (1, 20000, 128, 2048),
+              (1, 60000, 64, 5000), (2, 4096, 128, 4096), (1, 300, 64, 300), (1, 131072, 128, 65536),
+              (4, 7777, 128, 777)]
+    bad = 0
+    for (B, N, D, K) in shapes:
+        for dt in DTYPES + (["f16"] if "f16" not in DTYPES and (B, N) == (2, 1025) else []):
+            dtype = torch.bfloat16 if dt == "bf16" else torch.float16
+            x = rand((B, N, D), dtype, B * N + D + K)
+            idx = torch.randperm(N, device=dev)[:K]
+            c = x[:, idx, :].contiguous()
+            route = ckm.route(B, N, D, K, dtype=dt)
+            lab = ckm.assign(x, c)
+            torch.cuda.synchronize()
+            rows = torch.arange(N, device=dev) if N <= 4096 else torch.randint(0, N, (4096,), device=dev)
+            mism = ties = 0
+            for bb in range(B):
+                m, t = check_assign_labels(x[bb], c[bb], lab[bb], rows)
+                mism, ties = mism + m, ties + t
+            new, cnt = ckm.update(x, lab, c, return_counts=True)
+            torch.cuda.synchronize()
+            uerr, empty_bad, cnt_bad = 0.0, 0, 0
+            for bb in range(B):
+                l64 = lab[bb].long()
+                sums = torch.zeros(K, D, dtype=torch.float64, device=dev).index_add_(0, l64, x[bb].double())
+                n = torch.bincount(l64, minlength=K)
+                cnt_bad += int((n != cnt[bb].long()).sum().item())
+                mean = torch.where(n[:, None] > 0, sums / n.clamp_min(1)[:, None], c[bb].double())
+                e = ((new[bb].double() - mean).norm() / mean.norm().clamp_min(1e-30)).item()
+                uerr = max(uerr, e)
+                empty = n == 0
+                empty_bad += int((new[bb][empty] != c[bb][empty]).any(-1).sum().item())
+            labels, cent, it = ckm.fit(x, K, max_iters=3, tol=0.0, init_centroids=c)
+            torch.cuda.synchronize()
+            fit_ok = it == 3 and bool(((labels >= 0) & (labels < K)).all().item()) and bool(torch.isfinite(cent.float()).all().item())
+            _, _, it2 = ckm.fit(x, K, max_iters=50, tol=1e30, init_centroids=c)   # converges at once: 1 iteration
+            fit_ok = fit_ok and it2 == 1
+            ok = mism == 0 and uerr <= 1e-2 and empty_bad == 0 and cnt_bad == 0 and fit_ok
+            bad += not ok
+            rec = {"what": "kmeans", "shape": [B, N, D, K], "dtype": dt, "route": route, "assign_mismatches": mism,
+                   "ties_excused": ties, "update_rel_err": uerr, "empty_changed": empty_bad, "count_bad": cnt_bad,
+                   "fit_ok": fit_ok, "ok": ok}
+            log("check", rec)
+            print(f"check kmeans {B},{N},{D},{K} {dt} {route[0]}+{route[1]} Np={route[2]} Kp={route[3]}: "
+                  f"{mism} mismatches ({ties} ties), update rel err {uerr:.2e}, {empty_bad} empty changed, "
+                  f"{cnt_bad} bad counts, fit {'ok' if fit_ok else 'BAD'} -> {'ok' if ok else 'FAILED'}")
+    summary.append(("check kmeans", "ok" if not bad else f"{bad} FAILED"))
+    return bad
+
+
+# ------------------------------------------------------------------- gemm ----
+
+def llm_shapes():
+    nk = [(4096, 4096), (12288, 4096), (11008, 4096), (4096, 11008), (1024, 4096), (14336, 4096), (4096, 14336),
+          (8192, 8192), (1024, 8192), (28672, 8192), (8192, 28672), (5120, 5120), (13824, 5120), (5120, 13824),
+          (3072, 3072), (8192, 3072), (768, 768), (3072, 768), (768, 3072), (2048, 2048), (8192, 2048),
+          (2048, 8192)]
+    out = []
+    for i, (N, K) in enumerate(nk):
+        for M in ((256, 4096, 16384) if i % 2 == 0 else (1024, 8192)):
+            out.append((M, N, K))
+    return out
+
+
+def time_calls(fn, copies):
+    """Median over REPS rounds of CALLS back-to-back calls (rotating operand copies), µs per call."""
+    for i in range(3):
+        fn(*copies[i % len(copies)])
+    torch.cuda.synchronize()
+    rounds = []
+    for _ in range(REPS):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        for i in range(CALLS):
+            fn(*copies[i % len(copies)])
+        e1.record()
+        e1.synchronize()
+        rounds.append(e0.elapsed_time(e1) * 1e3 / CALLS)
+    rounds.sort()
+    return rounds[len(rounds) // 2]
+
+
+def bench_gemm():
+    spec = os.environ.get("GEMM_SHAPES")
+    shapes = [tuple(int(v) for v in s.split(",")) for s in spec.split()] if spec else llm_shapes()
+    rows = []
+    for (M, N, K) in shapes:
+        per = (M * K + N * K + M * N) * 2
+        ncopy = max(1, min(4, (2 << 30) // per))
+        copies = []
+        for i in range(ncopy):
+            a, b = rand((M, K), torch.bfloat16, i * 2 + 1), rand((N, K), torch.bfloat16, i * 2 + 2)
+            copies.append((a, b, torch.empty(M, N, dtype=torch.bfloat16, device=dev)))
+        t_c = time_calls(lambda a, b, c: cake_kernels.gemm(a, b, out=c), copies)
+        t_b = time_calls(lambda a, b, c: torch.matmul(a, b.t(), out=c), copies)
+        alt = {}
+        if os.environ.get("ROUTES", "1") == "1":   # every direct route the shape admits, forced
+            for rname in cake_kernels.gemm.ROUTES[:-1]:
+                try:
+                    cake_kernels.gemm(copies[0][0], copies[0][1], out=copies[0][2], route=rname)
+                except cake_kernels.CakeArgumentError:
+                    continue
+                alt[rname] = time_calls(lambda a, b, c, rn=rname: cake_kernels.gemm(a, b, out=c, route=rn), copies)
+        a, b, c = copies[0]
+        cake_kernels.gemm(a, b, out=c)
+        ref = torch.matmul(a, b.t())
+        err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
+        r = {"shape": [M, N, K], "route": cake_kernels.gemm.route(M, N, K), "cake_us": t_c, "cublas_us": t_b,
+             "ratio": t_b / t_c, "tflops": 2 * M * N * K / t_c / 1e6, "err_vs_cublas": err, "routes_us": alt}
+        if alt:
+            r["best_route"] = min(alt, key=alt.get)
+        log("gemm", r)
+        rows.append(r)
+        alts = "  " + " ".join(f"{k}={v:.1f}" for k, v in alt.items()) if alt else ""
+        print(f"gemm {M:>6}x{N:>6}x{K:>6} {r['route']:<20} cake {t_c:9.1f} us  cublas {t_b:9.1f} us  "
+              f"ratio {r['ratio']:.3f}  {r['tflops']:6.1f} TFLOP/s  err {err:.1e}{alts}", flush=True)
+        del copies, a, b, c, ref
+        torch.cuda.empty_cache()
+    ratios = [r["ratio"] for r in rows]
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    worst = sorted(rows, key=lambda r: r["ratio"])[:5]
+    print(f"gemm: {len(rows)} shapes, geomean cuBLAS/cake {geo:.3f}, min {min(ratios):.3f}, max {max(ratios):.3f}")
+    for r in worst:
+        print(f"  worst: {'x'.join(map(str, r['shape']))} {r['route']} ratio {r['ratio']:.3f} "
+              f"({r['cake_us']:.1f} vs {r['cublas_us']:.1f} us)")
+    summary.append(("gemm geomean (cuBLAS/cake)", f"{geo:.3f} over {len(rows)} shapes, min {min(ratios):.3f}"))
+    timed = [r for r in rows if r.get("best_route")]
+    if timed:
+        hit = sum(r["best_route"] == r["route"] for r in timed)
+        loss = sorted(r["routes_us"].get(r["route"], r["cake_us"]) / r["routes_us"][r["best_route"]] - 1 for r in timed)
+        summary.append(("gemm dispatcher picks the fastest", f"{hit} of {len(timed)} direct shapes; median loss "
+                        f"{100 * loss[len(loss) // 2]:.1f}%, worst {100 * loss[-1]:.1f}%"))
+    summary.append(("gemm worst five", ", ".join(f"{'x'.join(map(str, r['shape']))} {r['ratio']:.2f}" for r in worst)))
+
+
+# ----------------------------------------------------------------- kmeans ----
+
+def inertia(x, labels, cent):
+    tot = 0.0
+    for b in range(x.shape[0]):
+        d = x[b].float() - cent[b].float()[labels[b].long()]
+        tot += (d * d).sum().item()
+    return tot
+
+
+def bench_kmeans():
+    try:
+        from flash_kmeans import batch_kmeans_Euclid
+    except Exception as e:   # the wheel is not installed: Cake alone
+        print(f"kmeans: flash_kmeans not importable ({type(e).__name__}: {e}); timing Cake alone")
+        batch_kmeans_Euclid = None
+    spec = os.environ.get("KM_SHAPES")
+    if spec:
+        shapes = [tuple(int(v) for v in s.split(",")) for s in spec.split()]
+    else:
+        shapes = [(32, 65536, 128, 1024), (32, 16384, 128, 1000), (32, 75600, 128, 1000), (1, 1048576, 128, 1024),
+                  (8, 65536, 64, 256), (1, 4194304, 128, 4096)]
+        shapes += [(32, 65536, 128, k) for k in (100, 2048, 5000)] + [(1, 1048576, 128, k) for k in (100, 1000, 2048, 5000)]
+    rows = []
+    for (B, N, D, K) in shapes:
+        for dt in DTYPES:
+            dtype = torch.bfloat16 if dt == "bf16" else torch.float16
+            x = rand((B, N, D), dtype, 1)
+            g = torch.Generator(device=dev).manual_seed(2)
+            idx = torch.randint(0, N, (B, K), device=dev, generator=g)
+            init = torch.gather(x, 1, idx[..., None].expand(-1, -1, D)).contiguous()
+
+            def run_cake():
+                return ckm.fit(x, K, max_iters=ITERS, tol=TOL, init_centroids=init)
+
+            def run_flash():
+                return batch_kmeans_Euclid(x, K, max_iters=ITERS, tol=TOL, init_centroids=init.clone())
+
+            res = {}
+            for name, fn in (("cake", run_cake), ("flash", run_flash if batch_kmeans_Euclid else None)):
+                if fn is None:
+                    continue
+                try:
+                    out = fn()   # warm-up (Triton compiles here)
+                    torch.cuda.synchronize()
+                    ts = []
+                    for _ in range(REPS):
+                        t0 = time.perf_counter()
+                        out = fn()
+                        torch.cuda.synchronize()
+                        ts.append((time.perf_counter() - t0) * 1e3)
+                    ts.sort()
+                    lab, cent, it = out[0], out[1], out[2]
+                    res[name] = {"ms": ts[len(ts) // 2], "iters": int(it), "inertia": inertia(x, lab, cent),
+                                 "labels": lab}
+                except Exception as e:
+                    res[name] = {"error": f"{type(e).__name__}: {e}"[:300]}
+            c, f = res.get("cake", {}), res.get("flash", {})
+            r = {"shape": [B, N, D, K], "dtype": dt, "iters": ITERS, "tol": TOL,
+                 "route": list(ckm.route(B, N, D, K, dtype=dt)),
+                 "cake_ms": c.get("ms"), "flash_ms": f.get("ms"), "cake_iters": c.get("iters"),
+                 "flash_iters": f.get("iters"), "cake_inertia": c.get("inertia"), "flash_inertia": f.get("inertia"),
+                 "cake_error": c.get("error"), "flash_error": f.get("error")}
+            if c.get("ms") and f.get("ms"):
+                r["ratio"] = f["ms"] / c["ms"]
+                r["inertia_rel_diff"] = (c["inertia"] - f["inertia"]) / max(f["inertia"], 1e-30)
+                r["label_agreement"] = float((c["labels"].long() == f["labels"].long()).float().mean().item())
+            log("kmeans", r)
+            rows.append(r)
+            def fmt(v):
+                return f"{v:9.2f}" if isinstance(v, float) else f"{'n/a':>9}"
+            print(f"kmeans {B:>2},{N:>7},{D:>3},{K:>5} {dt} {r['route'][1]:<18} cake {fmt(r['cake_ms'])} ms "
+                  f"flash {fmt(r['flash_ms'])} ms ratio {r.get('ratio', float('nan')):.2f}  inertia diff "
+                  f"{r.get('inertia_rel_diff', float('nan')):+.2e}  labels agree {r.get('label_agreement', float('nan')):.4f}"
+                  + (f"  cake error: {r['cake_error']}" if r.get("cake_error") else "")
+                  + (f"  flash error: {r['flash_error']}" if r.get("flash_error") else ""), flush=True)
+            del x, init, res
+            torch.cuda.empty_cache()
+    ratios = [r["ratio"] for r in rows if r.get("ratio")]
+    if ratios:
+        geo = math.exp(sum(math.log(v) for v in ratios) / len(ratios))
+        summary.append(("kmeans fit geomean (flash/cake)", f"{geo:.2f} over {len(ratios)} runs, min {min(ratios):.2f}, "
+                        f"max {max(ratios):.2f} ({ITERS} iterations, tol {TOL})"))
+    errs = [r for r in rows if r.get("cake_error")]
+    summary.append(("kmeans cake errors", f"{len(errs)}" + (f" (first: {errs[0]['cake_error']})" if errs else "")))
+
+
+def main():
+    print(f"cake_kernels {cake_kernels.__version__}: {cake_kernels.gemm.version()}; {ckm.version()}; "
+          f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
+    bad = 0
+    if "check" in PARTS:
+        bad += check_gemm()
+        bad += check_kmeans()
+    if "gemm" in PARTS:
+        bench_gemm()
+    if "kmeans" in PARTS:
+        bench_kmeans()
+    print("\n== summary ==")
+    for k, v in summary:
+        print(f"{k:<34} {v}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+/*
+ * library.c — `cake library`: a family's kernels as a shape-dispatched C
+ * library and a Python package (src/lib/, docs/LIBRARY.md).
+ *
+ *   cake library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]
+ *   cake library FAMILY [--domain FILE] [--kernels DIR] --explain SHAPE [--explain SHAPE ...] [--brief]
+ *   cake library FAMILY --explain @FILE [--brief]      (one shape per line of FILE)
+ *   cake library --list
+ *
+ * -o generates (NVRTC needed: exit 69 without it). --explain prints the route a
+ * shape takes and why, from the same dispatcher text the library runs (no
+ * NVRTC, no GPU); --brief prints one line per shape. Both may be given. Exit
+ * status: 0, 1 when an explained shape is outside the domain or generation
+ * failed, 2 usage or I/O problem, 69 no NVRTC.
+ */
+#include "cmd.h"
+#include "../lib/lib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_library(int argc, char **argv)
+{
+	const char *family = NULL, *out = NULL;
+	LibGenOptions go;
+	memset(&go, 0, sizeof go);
+	const char *explain[64];
+	int nexplain = 0;
+	char *listbuf = NULL;   /* --explain @FILE: the file's text, one shape per line */
+	bool brief = false, list = false;
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		bool missing = false;
+		if ((v = cli_optval(argc, argv, &i, "--domain", &missing)))
+			go.domain_file = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "--kernels", &missing)))
+			go.kernels_dir = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "-o", &missing)))
+			out = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "--cc", &missing)))
+			go.cc = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "--explain", &missing))) {
+			if (nexplain == (int)NELEM(explain))
+				return cmd_usage_error("library", "at most 64 --explain shapes (%s)", v);
+			explain[nexplain++] = v;
+		} else if (missing)
+			return cmd_usage_error("library", "option '%s' needs a value", argv[i]);
+		else if (!strcmp(argv[i], "--brief"))
+			brief = true;
+		else if (!strcmp(argv[i], "--no-compile"))
+			go.no_compile = true;
+		else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			go.verbose = true;
+		else if (!strcmp(argv[i], "--list"))
+			list = true;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error("library", "unknown option '%s'", argv[i]);
+		else if (!family)
+			family = argv[i];
+		else
+			return cmd_usage_error("library", "unexpected argument '%s' (one family at a time)", argv[i]);
+	}
+	if (list) {
+		for (const char *n = "gemm"; n; n = !strcmp(n, "gemm") ? "kmeans" : NULL) {
+			const LibFamily *f = lib_family(n);
+			printf("%-8s %s\n%-8s shapes: %s\n", f->name, f->summary, "", f->shape_help);
+		}
+		return 0;
+	}
+	if (!family)
+		return cmd_usage_error("library", "name a family (%s)", lib_family_names());
+	const LibFamily *fam = lib_family(family);
+	if (!fam) {
+		fprintf(stderr, "cake library: no library family '%s' (families: %s)\n", family, lib_family_names());
+		return 2;
+	}
+	if (!out && !nexplain)
+		return cmd_usage_error("library", "say what to do: -o DIR (generate) or --explain SHAPE (%s)", fam->shape_help);
+	int status = 0;
+	if (nexplain) {
+		char kdir[4096];
+		snprintf(kdir, sizeof kdir, "%s", go.kernels_dir ? go.kernels_dir : "");
+		if (!go.kernels_dir)
+			snprintf(kdir, sizeof kdir, "kernels/%s", fam->name);
+		LibConds conds;
+		memset(&conds, 0, sizeof conds);
+		if (go.domain_file) {
+			size_t len = 0;
+			char *t = read_file(go.domain_file, &len), e[512];
+			if (!t) {
+				fprintf(stderr, "cake library: cannot read --domain '%s'\n", go.domain_file);
+				return 2;
+			}
+			bool ok = lib_conds_parse(&conds, t, fam->vars, fam->nvars, e, sizeof e);
+			free(t);
+			if (!ok) {
+				fprintf(stderr, "cake library: --domain %s: %s\n", go.domain_file, e);
+				return 2;
+			}
+		}
+		LibSet ls;
+		StrBuf err = {0};
+		if (lib_load(&ls, fam, kdir, CAKE_DERIVE, &conds, &err)) {
+			fprintf(stderr, "cake library: %s\n", sb_str(&err));
+			sb_free(&err);
+			lib_unload(&ls);
+			lib_conds_free(&conds);
+			return 2;
+		}
+		sb_free(&err);
+		/* the shapes: each --explain value, or the lines of @FILE */
+		Vec shapes = {0};
+		for (int i = 0; i < nexplain; i++) {
+			if (explain[i][0] != '@') {
+				vec_push(&shapes, (void *)explain[i]);
+				continue;
+			}
+			size_t len = 0;
+			free(listbuf);
+			listbuf = read_file(explain[i] + 1, &len);
+			if (!listbuf) {
+				fprintf(stderr, "cake library: cannot read --explain %s\n", explain[i]);
+				status = 2;
+				break;
+			}
+			for (char *l = strtok(listbuf, "\n"); l; l = strtok(NULL, "\n"))
+				if (*l && *l != '#')
+					vec_push(&shapes, l);
+			break;   /* one @FILE (its buffer is reused) */
+		}
+		StrBuf b = {0};
+		for (int i = 0; i < shapes.len && status != 2; i++) {
+			const char *shape = shapes.data[i];
+			long long v[8] = {0};
+			int atomic = 0;
+			char e[512];
+			if (!lib_parse_shape(fam, shape, v, &atomic, e, sizeof e)) {
+				fprintf(stderr, "cake library: --explain %s\n", e);
+				status = 2;
+				break;
+			}
+			int rc;
+			if (brief) {
+				sb_printf(&b, "%s ", shape);
+				rc = lib_route_line(&ls, v, atomic, &b);
+				sb_putc(&b, '\n');
+			} else {
+				if (i)
+					sb_putc(&b, '\n');
+				rc = lib_explain(&ls, v, atomic, &b);
+			}
+			if (rc < 0 && status == 0)
+				status = 1;
+		}
+		cmd_emit(stdout, &b);
+		sb_free(&b);
+		vec_free(&shapes);
+		free(listbuf);
+		lib_unload(&ls);
+		lib_conds_free(&conds);
+		if (status == 2)
+			return 2;
+	}
+	if (out) {
+		go.out_dir = out;
+		StrBuf log = {0};
+		char err[8192] = "";
+		int rc = lib_generate(fam, &go, &log, err, sizeof err);
+		fputs(sb_str(&log), stderr);
+		sb_free(&log);
+		if (rc) {
+			fprintf(stderr, "cake library: %s\n", err);
+			return rc;
+		}
+	}
+	return status;
+}

@@ -1,0 +1,171 @@
+/*
+ * lib.h — `cake library`: a family's kernels as a shape-dispatched C library
+ * (libcake_FAMILY.so + cake_FAMILY.h + cake_FAMILY.pc) and a Python package.
+ *
+ * The pieces (docs/LIBRARY.md has the user's view):
+ *   rt/ (.inc, .h)    the text that goes into every generated library: the
+ *                     runtime (driver through dlopen, contexts, module cache,
+ *                     tensor maps, launches, stream-ordered copies), the
+ *                     family dispatchers (declared domain, ordered guards,
+ *                     explicit fallback routes) and public functions, the
+ *                     public headers. Embedded into cake (embed.c).
+ *   dispatch.c        the same dispatcher text compiled into cake, so that
+ *                     `--explain` and the domain tests compute exactly the
+ *                     routes the library takes; the kernels' own `domain`s are
+ *                     evaluated from their parsed .cake files.
+ *   library.c         the generator: every kernel of the family through the
+ *                     pipeline (cake_compile up to the jit: sm_90a cubins with
+ *                     their ptxas report), each Plan turned into a launch
+ *                     descriptor, the C source written and compiled with the
+ *                     system C compiler, the .pc file and the Python package.
+ *   cond.c            the clauses of --domain FILE.
+ *   python/           the Python package (ctypes, DLPack / __cuda_array_interface__).
+ *
+ * Module prefix: lib_.
+ */
+#ifndef CAKE_LIB_H
+#define CAKE_LIB_H
+
+#include "../cake.h"
+
+/* ---- --domain FILE clauses (cond.c) ---- */
+
+#define LIB_MAX_CONDS 32
+typedef struct LibCondNode LibCondNode;
+typedef struct LibConds {
+	const char *const *vars;   /* the family's shape variables */
+	int nvars;
+	int n;
+	char *text[LIB_MAX_CONDS]; /* each clause as written */
+	LibCondNode *root[LIB_MAX_CONDS];
+} LibConds;
+
+/* Parse clauses (newline or comma separated, # comments) over vars; false with err set on
+ * the first bad clause (its line and what is wrong). */
+bool lib_conds_parse(LibConds *c, const char *text, const char *const *vars, int nvars, char *err, size_t errlen);
+/* Release what lib_conds_parse allocated. */
+void lib_conds_free(LibConds *c);
+/* True when every clause holds at v (values in vars order); else *failed = the clause text. */
+bool lib_conds_eval(const LibConds *c, const long long *v, const char **failed);
+/* Emit `static int lib_user_domain(const void *, const long long *, const char **)` for c
+ * (c may be NULL or empty: always true). */
+void lib_conds_emit_c(StrBuf *o, const LibConds *c, const char *const *vars, int nvars);
+
+/* ---- families ---- */
+
+typedef struct LibFamily {
+	const char *name;                 /* "gemm", "kmeans" */
+	const char *summary;              /* one line */
+	const char *const *vars;          /* shape variables (--explain, --domain), in order */
+	int nvars;
+	const char *const *dims;          /* kernel dims, in the order of the dispatcher's fd[] */
+	int ndims;
+	const char *const *kernels;       /* kernel names, KID order */
+	const char *const *files;         /* their .cake files (relative to the kernel folder) */
+	int nkernels;
+	const char *header;               /* asset names: public header, dispatcher, API */
+	const char *dispatch;
+	const char *api;
+	const char *shape_help;           /* how --explain shapes are written */
+} LibFamily;
+
+/* The family named name, or NULL. */
+const LibFamily *lib_family(const char *name);
+/* Comma-separated family names (for messages). */
+const char *lib_family_names(void);
+
+/* The family's kernels, compiled through the pipeline (for explain, the tests, the generator). */
+typedef struct LibScratch {
+	char failed[4][256];              /* texts of false kernel-domain constraints (a ring) */
+	int next;
+} LibScratch;
+
+typedef struct LibSet {
+	const LibFamily *fam;
+	const LibConds *user;             /* --domain clauses, or NULL */
+	SourceSet srcs;
+	DiagList diags;
+	CakeUnit units[16];               /* one per distinct .cake file */
+	const char *unit_file[16];
+	int nunits;
+	Kernel *kern[64];                 /* KID order */
+	Plan *plan[64];                   /* after CAKE_DERIVE (NULL before) */
+	int unit_of[64];                  /* index into units */
+	LibScratch *scratch;
+} LibSet;
+
+/* Compile every kernel of fam from folder dir up to stage until (CAKE_SEMA for explain,
+ * CAKE_DERIVE for the tests, CAKE_JIT for the generator). Returns 0, or 1 with the reason in
+ * err (a file that cannot be read, a missing kernel, findings: printed to err too). */
+int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user, StrBuf *err);
+/* Release everything lib_load made. */
+void lib_unload(LibSet *ls);
+/* Index of the kernel dim named dim among the family's dims (the fd[] order), or -1. */
+int lib_dim_index(const LibFamily *fam, const char *dim);
+/* How plan p's kernel reaches tensor parameter param: bit 0 a tensor map, bit 1 a plain
+ * pointer (0: not at all, or p is NULL). */
+int lib_param_use(const Plan *p, const char *param);
+
+/* ---- the dispatchers, as the libraries run them (dispatch.c) ---- */
+
+/* Parse "NAME=V,NAME=V,..." into v (fam->vars order); kmeans also takes dtype=bf16|f16
+ * (sets F16) and update=sorted|atomic (*atomic). Unset variables: an error. */
+bool lib_parse_shape(const LibFamily *fam, const char *spec, long long *v, int *atomic, char *err, size_t n);
+/* Write the explanation of shape v (fam->vars order). Returns the route number (gemm),
+ * 0 (kmeans), or minus a CAKE_*_E_* code. */
+int lib_explain(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
+/* One-line route of shape v: "persistent_128x256", "padded>ws_128x128_s5",
+ * "assign_bf16_d128+sorted_scan_k1024 Np=.. Kp=..", or "refused: CLAUSE". Returns as lib_explain. */
+int lib_route_line(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
+
+/* What a shape runs, for the domain tests: every guard evaluated on its own. */
+#define LIB_MAX_ROUTES 8
+#define LIB_MAX_LAUNCH 8
+typedef struct LibVerdict {
+	bool in_domain;
+	const char *failed;               /* the false domain clause (not in the domain) */
+	int naxes;                        /* gemm 1 (kernel), kmeans 2 (assign, update) */
+	int nroutes[2];
+	bool guard[2][LIB_MAX_ROUTES];    /* each guard of each axis, evaluated independently */
+	int route[2];                     /* the dispatcher's choice per axis (first true guard) */
+	int nlaunch;                      /* kernels the shape launches, at the dims they get */
+	int launch_kid[LIB_MAX_LAUNCH];
+	long long launch_dims[LIB_MAX_LAUNCH][4];   /* family dims (fd order) */
+	size_t ws_bytes;                  /* gemm: the workspace of the route */
+} LibVerdict;
+
+/* Evaluate every guard of shape v independently and record the launches the chosen routes
+ * make. Returns 0 (in_domain tells whether the shape is served). */
+int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *out);
+
+/* ---- the generator (library.c) ---- */
+
+typedef struct LibGenOptions {
+	const char *kernels_dir;          /* NULL: kernels/FAMILY */
+	const char *domain_file;          /* NULL: none */
+	const char *out_dir;
+	const char *cc;                   /* NULL: $CC or "cc" */
+	const char *cflags;               /* extra compiler flags (NULL: none) */
+	bool no_compile;                  /* write the sources only */
+	bool verbose;
+} LibGenOptions;
+
+/* Generate fam's library into o->out_dir: include/cake_FAMILY.h, src/cake_FAMILY.c,
+ * cake_kernels/libcake_FAMILY.so (+ lib/ symlink), lib/pkgconfig/cake_FAMILY.pc and the
+ * Python package (pyproject.toml, cake_kernels/ *.py). Progress goes to log. Returns 0, 1
+ * (a kernel does not compile, the C compiler failed: err says why), 2 (bad input) or
+ * GPU_EXIT_NO_DRIVER when NVRTC is missing. */
+int lib_generate(const LibFamily *fam, const LibGenOptions *o, StrBuf *log, char *err, size_t errlen);
+
+/* Append s as a C string literal (quotes included). */
+void lib_c_string(StrBuf *o, const char *s);
+
+/* ---- embedded assets (embed.c) ---- */
+
+/* The text of asset name ("cake_rt.inc", "python/cake_kernels/_native.py", ...) and its
+ * length, or NULL. */
+const char *lib_asset(const char *name, size_t *len);
+/* Names of the Python package's files (NULL-terminated list). */
+const char *const *lib_python_assets(void);
+
+#endif

@@ -1,0 +1,180 @@
+#!/bin/sh
+# library.sh — `cake library` without a GPU: usage, --explain, --domain, the generated
+# libraries (they build, their headers compile in C and C++, pkg-config finds them, a C
+# program links against them), the library's dispatcher against cake's over a grid of
+# shapes (the same explanation text, byte for byte: generated C domains vs the parsed
+# kernels'), the C error paths without a driver, the runtime's cuda.h layouts (when cuda.h
+# is installed) and the Python package (pip install DIR offline; it imports without torch
+# or a GPU and raises clear errors on call). Generation needs NVRTC: without it (exit 69)
+# those cases are skipped with a note.
+. "$(dirname "$0")/lib.inc"
+
+CCX=${CC:-cc}
+run library --list
+expect "library --list" 0 out '^gemm ' out '^kmeans '
+run library
+expect "library without a family" 2 err 'name a family'
+run library conv -o "$T/x"
+expect "library unknown family" 2 err "no library family 'conv'"
+run library gemm
+expect "library without -o or --explain" 2 err 'say what to do'
+run library gemm --explain M=1,N=2
+expect "library --explain missing K" 2 err 'the shape has no K'
+
+run library gemm --explain M=1000,N=4096,K=4096
+expect "explain gemm ragged M" 0 out 'route: padded' out 'M 1000 -> 1024' out 'then ws_128x256_s4' out 'A in place'
+run library gemm --explain M=8192,N=8192,K=8192
+expect "explain gemm large" 0 out 'route: persistent_128x256'
+run library gemm --explain M=256,N=384,K=64
+expect "explain gemm N % 256 != 0" 0 out 'route: ws_128x128_s5'
+run library gemm --explain M=1024,N=4096,K=72
+expect "explain gemm ragged K" 0 out 'K 72 -> 128' out 'C written in place' out 'workspace 0 bytes'
+run library gemm --explain M=64,N=64,K=12
+expect "explain gemm outside the domain" 1 out "'K % 8 == 0' is false" out 'route: none'
+run library kmeans --explain B=32,N=75600,D=128,K=1000
+expect "explain kmeans ANCHORS shape" 0 out 'N 75600 -> 75776' out 'K 1000 -> 1024' out 'update sorted_scan_k1024'
+run library kmeans --explain B=1,N=100000,D=128,K=5000,dtype=f16
+expect "explain kmeans K > 4096" 0 out 'assign assign_f16_d128' out 'update sorted_global' out 'kmeans_hist_global'
+run library kmeans --explain B=4,N=10000,D=64,K=2048,update=atomic
+expect "explain kmeans atomic" 0 out 'update atomic' out 'kmeans_scatter_d64'
+run library kmeans --explain B=1,N=1000,D=96,K=4
+expect "explain kmeans D = 96" 1 out "'D == 64 \|\| D == 128' is false"
+run library gemm --explain M=100,N=256,K=64 --brief --explain M=128,N=256,K=64
+expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_128x128_s5 128x256x64$' out '^M=128,N=256,K=64 ws_128x128_s5$'
+run library gemm --explain M=1024,N=4096,K=64 --brief --explain M=4096,N=4096,K=64 --explain M=256,N=4096,K=64
+expect "explain --brief: the tile-count heuristics" 0 out '^M=1024,N=4096,K=64 ws_128x256_s4$' \
+	out '^M=4096,N=4096,K=64 persistent_128x256$' out '^M=256,N=4096,K=64 ws_128x128_s5$'
+
+printf '# narrow\nM %% 128 == 0, K <= 8192\n' > "$T/dom.txt"
+run library gemm --domain "$T/dom.txt" --explain M=100,N=256,K=64
+expect "explain with --domain" 1 out "'M % 128 == 0' is false: a clause of the domain file"
+printf 'Q > 1\n' > "$T/bad.txt"
+run library gemm --domain "$T/bad.txt" --explain M=128,N=256,K=64
+expect "bad --domain" 2 err 'line 1' err 'unknown variable'
+
+PKG=$T/pkg
+run library gemm -o "$PKG"
+if [ "$RC" -eq 69 ]; then
+	echo "note: NVRTC not available; the generated libraries are not built or checked"
+	finish
+	exit $?
+fi
+expect "generate gemm" 0 err 'built .*libcake_gemm.so' err '0 bytes spill stores'
+run library kmeans -o "$PKG"
+expect "generate kmeans into the same folder" 0 err 'built .*libcake_kmeans.so'
+missing=""
+for f in include/cake_gemm.h include/cake_kmeans.h src/cake_gemm.c src/cake_kmeans.c cake_kernels/libcake_gemm.so \
+	cake_kernels/libcake_kmeans.so lib/libcake_gemm.so lib/pkgconfig/cake_gemm.pc lib/pkgconfig/cake_kmeans.pc \
+	pyproject.toml _cake_build.py cake_kernels/__init__.py cake_kernels/_native.py cake_kernels/gemm.py cake_kernels/kmeans.py; do
+	[ -e "$PKG/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then ok "generated files"; else RC=1; bad "generated files" "missing:$missing"; fi
+
+# the generated sources compile with -Werror; with cuda.h, the runtime's layouts are cuda.h's
+RC=0
+for fam in gemm kmeans; do
+	$CCX -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$PKG/include" "$PKG/src/cake_$fam.c" >"$T/out" 2>"$T/err" || RC=1
+done
+expect "generated sources compile with -Werror" 0
+CUDA_INC=${CUDA_HOME:-/usr/local/cuda}/include
+if [ -f "$CUDA_INC/cuda.h" ]; then
+	RC=0
+	$CCX -std=c11 -Wall -Wextra -Werror -fsyntax-only -DCAKE_RT_CHECK_CUDA_H -I"$CUDA_INC" -I"$PKG/include" \
+		"$PKG/src/cake_gemm.c" >"$T/out" 2>"$T/err" || RC=1
+	expect "runtime layouts match cuda.h" 0
+else
+	echo "note: no cuda.h; the runtime's struct layouts are not checked against it"
+fi
+RC=0
+for h in cake_gemm.h cake_kmeans.h; do
+	$CCX -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c "$PKG/include/$h" >"$T/out" 2>"$T/err" || RC=1
+	if command -v c++ >/dev/null 2>&1; then
+		c++ -Wall -Wextra -Werror -fsyntax-only -x c++ "$PKG/include/$h" >>"$T/out" 2>>"$T/err" || RC=1
+	fi
+done
+expect "headers compile alone (C11 -pedantic, C++)" 0
+nm -D --defined-only "$PKG/cake_kernels/libcake_gemm.so" > "$T/out" 2>"$T/err"
+RC=0
+grep -v ' cake_gemm_' "$T/out" | grep -q ' T ' && RC=1
+expect "only cake_gemm_* is exported" 0 out 'T cake_gemm_bf16$' out 'T cake_gemm_explain$'
+
+# a C program linked through pkg-config
+if command -v pkg-config >/dev/null 2>&1; then
+	FLAGS=$(PKG_CONFIG_PATH="$PKG/lib/pkgconfig" pkg-config --cflags --libs cake_gemm cake_kmeans)
+else
+	FLAGS="-I$PKG/include -L$PKG/lib -Wl,-rpath,$PKG/lib -lcake_gemm -lcake_kmeans"
+fi
+RC=0
+$CCX -std=c11 -Wall -Wextra -Werror -DWITH_GEMM -DWITH_KMEANS -o "$T/driver" tests/cli/fixtures/lib_driver.c $FLAGS \
+	>"$T/out" 2>"$T/err" || RC=1
+expect "a C program links against both libraries" 0
+
+# the library's dispatcher against cake's, over a grid of shapes
+: > "$T/gemm_shapes"
+for M in 1 2 127 128 129 1000 4096 16511 16896 17024; do
+	for N in 1 128 255 256 257 384 4096 5120 11008; do
+		for K in 7 8 64 72 4096 4104; do echo "M=$M,N=$N,K=$K" >> "$T/gemm_shapes"; done
+	done
+done
+"$T/driver" gemm explain < "$T/gemm_shapes" > "$T/lib_explain" 2>"$T/err"
+run library gemm --explain @"$T/gemm_shapes"
+if [ "$RC" -le 1 ] && cmp -s "$T/out" "$T/lib_explain"; then ok "gemm: library and cake agree on $(wc -l < "$T/gemm_shapes") shapes"
+else bad "gemm: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" | head -20)"; fi
+: > "$T/km_shapes"
+for B in 1 3 65536; do
+	for N in 1 255 1024 1025 75600; do
+		for K in 1 100 128 256 257 1000 1024 2048 4096 4097 5000; do
+			for D in 64 128; do
+				echo "B=$B,N=$N,D=$D,K=$K" >> "$T/km_shapes"
+				echo "B=$B,N=$N,D=$D,K=$K,dtype=f16,update=atomic" >> "$T/km_shapes"
+			done
+		done
+	done
+done
+"$T/driver" kmeans explain < "$T/km_shapes" > "$T/lib_explain" 2>"$T/err"
+run library kmeans --explain @"$T/km_shapes"
+if [ "$RC" -le 1 ] && cmp -s "$T/out" "$T/lib_explain"; then ok "kmeans: library and cake agree on $(wc -l < "$T/km_shapes") shapes"
+else bad "kmeans: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" | head -20)"; fi
+
+# the error paths, without a driver (or without a GPU)
+"$T/driver" gemm calls > "$T/out" 2>"$T/err"
+RC=$?
+expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
+	out '^route rc=1 .*route 7 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
+	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 4: persistent_128x256 ws_128x256_s4 ws_128x128_s5 padded; route\(1000,4096,4096\)=3 ws=8388608; route\(0,1,8\)=-2' \
+	out '^version cake_gemm '
+"$T/driver" kmeans calls > "$T/out" 2>"$T/err"
+RC=$?
+expect "kmeans error paths" 0 out '^shape rc=2 .*N >= K' out '^dtype rc=1 .*dtype 7' out '^iters rc=1 .*max_iters' \
+	out '^run rc=(5|6) ' out '^assign rc=(5|6) ' out '^update rc=(5|6) ' \
+	out '^route rc=0 assign_bf16_d128\+sorted_scan_k1024 Np=75776 Kp=1024 ws=[0-9]+' out '^version cake_kmeans '
+
+# --domain compiled into the library
+run library gemm --domain "$T/dom.txt" -o "$T/narrow"
+expect "generate with --domain" 0 err 'domain clauses compiled in'
+RC=0
+$CCX -std=c11 -DWITH_GEMM -I"$T/narrow/include" -o "$T/driver2" tests/cli/fixtures/lib_driver.c -L"$T/narrow/lib" \
+	-Wl,-rpath,"$T/narrow/lib" -lcake_gemm >"$T/out" 2>"$T/err" || RC=1
+printf 'M=100,N=256,K=64\nM=128,N=256,K=16384\nM=128,N=256,K=64\n' > "$T/nshapes"
+[ "$RC" -eq 0 ] && "$T/driver2" gemm explain < "$T/nshapes" > "$T/lib_explain"
+run library gemm --domain "$T/dom.txt" --explain @"$T/nshapes"
+if [ "$RC" -eq 1 ] && cmp -s "$T/out" "$T/lib_explain" && grep -q "'K <= 8192' is false" "$T/out"; then
+	ok "--domain: the library refuses what cake refuses"
+else bad "--domain: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" | head -20)"; fi
+
+# the Python package: pip install DIR (offline), import without torch or a GPU, clear errors
+if python3 -m pip --version >/dev/null 2>&1; then
+	python3 -m pip install -q --no-index --target "$T/site" "$PKG" >"$T/out" 2>"$T/err"
+	RC=$?
+	expect "pip install DIR (offline)" 0
+	if python3 -c 'import torch' >/dev/null 2>&1; then
+		echo "note: torch is installed here; the import-without-torch check still runs in a clean interpreter"
+	fi
+	PYTHONPATH="$T/site" python3 tests/cli/fixtures/lib_python_check.py >"$T/out" 2>"$T/err"
+	RC=$?
+	expect "python package without torch or a GPU" 0 out '^ok import without torch' out '^ok gemm without a GPU: cake_gemm: no CUDA' \
+		out '^ok kmeans shape error' out '^ok library not built' out '^all checks passed'
+else
+	echo "note: pip is not available; the Python package is not installed or checked"
+fi
+finish
