@@ -51,13 +51,13 @@ static const struct Command {
 	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--origin ORIGIN]\n"
 	 "           [--parent ID] [--format=text|json]\n"
 	 "      check, rank, build, run and record one candidate in the store (.cake/store.db);\n"
-	 "      the ranking is a placeholder roofline until the cost model lands"},
+	 "      the ranking is the cost model (cake cost, docs/COST.md)"},
 	{"evolve", cmd_evolve,
 	 "evolve FILE|FAMILY --shape NAME=V,... --budget 10m|90s|200c [--store PATH] [--dry-run]\n"
 	 "           [--require-gpu] [--kernel NAME] [--baseline FILE] [--width N] [--top N] [--campaign NAME]\n"
 	 "           [--format=text|json]\n"
 	 "      the search loop: propose with tactics, verify, rank, run the best on the GPU, keep the\n"
-	 "      frontier, record everything (resumable); ranking is a placeholder roofline until the cost model lands"},
+	 "      frontier, record everything (resumable); ranking by the cost model (docs/COST.md)"},
 	{"log", cmd_log,
 	 "log [--family F] [--campaign C] [--verdict V] [--kernel K] [--shape S] [--candidate ID]\n"
 	 "           [--gpu G] [--harness KEY] [--limit N] [--store PATH] [--format=text|json]\n"
@@ -75,6 +75,17 @@ static const struct Command {
 	{"export", cmd_export,
 	 "export [--family F] [--verdict V] [--gpu G] [--harness KEY] [...log's filters] [-o FILE] [--store PATH]\n"
 	 "      the measurement set as JSON lines (cake-measure/1), oldest first, for calibration"},
+	{"cost", cmd_cost,
+	 "cost FILE --shape NAME=V,... [--kernel NAME] [--target h200] [--model FILE.json] [--format=text|json]\n"
+	 "     cost --targets [--format=text|json]\n"
+	 "      the cost model's predicted time for a kernel at a shape: its parts, the bottleneck and\n"
+	 "      suggestions (no GPU); --targets lists the GPU rows and the source of every fact"},
+	{"calibrate", cmd_calibrate,
+	 "calibrate [--family F] [--target h200] [--store PATH | --data FILE.jsonl...] [--candidates FILE]\n"
+	 "           [--sources DIR...] [--split candidate|group] [--holdout N] [--lambda X] [--rank-weight W]\n"
+	 "           [-o data/cost/h200-vN.json] [--format=text|json]\n"
+	 "      fit the cost model's coefficients to measured evaluations; report Kendall tau, median\n"
+	 "      error and top-3 hits per family on a held-out split; write the new model version"},
 	{"families", cmd_families,
 	 "families [--format=text|json]\n"
 	 "      list the kernel families (inputs, oracle, tolerance, rates) a kernel can name"},

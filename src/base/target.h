@@ -18,12 +18,25 @@
  *         mbarrier (9.7.13.15), cp.async.bulk.tensor, bar.sync;
  *   [DRV] CUDA Driver API, cuTensorMapEncodeTiled.
  *
- * Extending. The cost model will need performance facts per target (SM
- * count, clocks, memory and shared-memory bandwidth, MMA throughput). Add
- * them as fields of this struct, with their source, and fill them in every
- * row; do not start a second table. A field that makes no sense for a
- * target is 0 (or false) in its row, and the feature flags say which
- * instruction families exist.
+ * Extending. A field that makes no sense for a target is 0 (or false) in
+ * its row, and the feature flags say which instruction families exist.
+ *
+ * GPU rows. One compile target is shared by several GPUs: sm_90a is both
+ * the H100 and the H200, which differ in memory (HBM3 against HBM3e) but
+ * not in their SMs. The performance facts the cost model reads (SM count,
+ * clocks, bandwidths, L2, dense MMA rates, latencies) therefore live in a
+ * second kind of row of this same table, GpuInfo, keyed by a GPU name
+ * ("h100", "h200", "b200") and naming its compile row. What belongs to the
+ * SM (registers, shared memory, threads per SM, SIMT lanes) stays in the
+ * TargetInfo row and is written once; what belongs to the chip is in the
+ * GpuInfo row. Every GpuInfo number is a GpuFact: the value and the source
+ * it comes from, marked as one of
+ *   measured   measured on that GPU (shared/ANCHORS.md, bench/RESULTS.md),
+ *   datasheet  NVIDIA's published specification,
+ *   lead       an estimate from public microbenchmarks or derived from
+ *              another row; the cost model's coefficients absorb the error.
+ * A GPU row with calibrated = false is declared only: the cost model
+ * refuses to predict for it (docs/COST.md).
  *
  * The TGT_NONE row is "no target": no features and zero limits except the
  * programming-model constants (warp size, warps per warpgroup). The parser
@@ -59,6 +72,10 @@ typedef struct TargetInfo {
 	                              * multiple of 4) [PTX wgmma, setmaxnreg]; sm_80 has no
 	                              * warpgroup instructions but the grouping is the same */
 	int max_threads_per_block;   /* 1024 */
+	int max_threads_per_sm;      /* resident threads per SM: 2048 (sm_80, sm_90, sm_100) */
+	int max_blocks_per_sm;       /* resident blocks per SM: 32 */
+	int simt_lanes_per_sm;       /* fp32 results per clock per SM (4 schedulers x 32 lanes): 128
+	                              * [CG "Arithmetic Instructions" throughput table, 8.0 is 64] */
 
 	/* registers [CG, PTX] */
 	int regs_per_sm;             /* 32-bit registers per SM (and per block): 65536 */
@@ -74,6 +91,9 @@ typedef struct TargetInfo {
 	long long smem_per_block;    /* max dynamic shared memory one block may opt in to:
 	                              * 227 KiB = 232448 (sm_90a, sm_100a), 163 KiB = 166912 (sm_80) */
 	long long smem_per_sm;       /* shared memory per SM: 228 KiB (sm_90a, sm_100a), 164 KiB (sm_80) */
+	int smem_reserved_per_block; /* shared memory the system reserves per resident block: 1 KiB
+	                              * [CG "Shared Memory" 8.x / 9.0]; counted in CTAs per SM */
+	int reg_alloc_warp;          /* registers are allocated per warp in units of 256 [CG occupancy] */
 
 	/* barriers [PTX bar.sync, mbarrier] */
 	int named_barriers;          /* named barriers per block (bar.sync 0..15): 16; barrier 0 is
@@ -101,6 +121,46 @@ typedef struct TargetInfo {
 	/* clusters [CG "Thread Block Clusters"] */
 	int max_cluster;             /* portable cluster size: 8 blocks (1 where has_clusters is false) */
 } TargetInfo;
+
+/* ---- GPU rows: the performance facts of one GPU (see "GPU rows" above) ---- */
+
+typedef enum FactSource { FACT_NONE = 0, FACT_MEASURED, FACT_DATASHEET, FACT_LEAD } FactSource;
+
+typedef struct GpuFact {
+	double v;                    /* the value, in the unit its field names */
+	FactSource kind;
+	const char *src;             /* where it comes from, one line */
+} GpuFact;
+
+typedef struct GpuInfo {
+	const char *name;            /* "h200": the --target spelling of the cost commands */
+	const char *product;         /* "NVIDIA H200 SXM 141 GB" */
+	Target target;               /* its compile row (TGT_SM90A) */
+	bool calibrated;             /* the cost model predicts for it (else it refuses) */
+	const char *cost_model;      /* the model name; versions are data/cost/NAME-vN.json */
+	GpuFact sm_count;            /* SMs */
+	GpuFact sm_clock_ghz;        /* SM clock under load, GHz */
+	GpuFact hbm_bw;              /* DRAM bandwidth, bytes/s (the ceiling a copy reaches) */
+	GpuFact l2_bytes;            /* L2 capacity, bytes */
+	GpuFact l2_bw;               /* L2 -> SM bandwidth, all SMs together, bytes/s */
+	GpuFact l2_sm_bw;            /* L2 -> SM bandwidth one SM can draw, bytes/s */
+	GpuFact mma_bf16;            /* dense tensor-core rate, FLOP/s, bf16 operands */
+	GpuFact mma_f16;             /* f16 operands */
+	GpuFact mma_f8;              /* f8 (e4m3/e5m2) operands */
+	GpuFact mma_tf32;            /* tf32 (f32 operands) */
+	GpuFact tma_latency_us;      /* TMA load issue to mbarrier completion, from DRAM, microseconds */
+	GpuFact gmem_latency_us;     /* a dependent global load, from DRAM, microseconds */
+	GpuFact mbar_latency_us;     /* an mbarrier wait that finds its phase complete (try_wait
+	                              * round trip), or a named-barrier sync, microseconds */
+	GpuFact launch_us;           /* launch overhead one timed launch pays, microseconds */
+} GpuInfo;
+
+/* The GPU row named name ("h100", "h200", "b200"; case-insensitive), or NULL. */
+const GpuInfo *gpu_info(const char *name);
+/* The GPU rows in table order; *n the count. */
+const GpuInfo *gpu_rows(int *n);
+/* Spelling of a fact source ("measured", "datasheet", "lead"). */
+const char *fact_source_name(FactSource k);
 
 /* The row of target t; the TGT_NONE row for TGT_NONE or an unknown value. Never NULL. */
 const TargetInfo *target_info(Target t);

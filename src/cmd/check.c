@@ -3,7 +3,8 @@
  * print every finding.
  *
  *   cake check [--format=text|json|sarif] [--dump-after=STAGE] [--dump=tokens]
- *              [--no-verify] [--fix] [--color=auto|always|never] FILE...
+ *              [--no-verify] [--fix] [--color=auto|always|never]
+ *              [--cost --shape NAME=V,... [--target h200]] FILE...
  *
  * Each file goes through the pipeline (cake_compile) up to the verifier.
  * Findings of every file are collected into one DiagList, sorted and printed
@@ -18,6 +19,10 @@
  * prints what remains: the output and the exit status are those of the
  * repaired files. Standard input cannot be rewritten, so `--fix -` is a
  * usage error.
+ *
+ * --cost (text format only, needs --shape) also runs derive and, after the
+ * findings, prints the cost model's summary of every kernel the shape
+ * binds (cmd_cost_summary, the same as `cake cost`).
  */
 #include "cmd.h"
 
@@ -46,10 +51,18 @@ static void dump_tokens(SourceSet *ss, int file)
 	diag_free(&scratch);
 }
 
-/* Compile files[0..n) up to the verifier into ss and dl; *loaded counts
- * the files read. Returns 2 when a file cannot be read, else 0. */
+/* What --cost asks for: the shape, the GPU row, and where the summaries go. */
+typedef struct CostReq {
+	const char *shape, *target;
+	StrBuf *out;                /* NULL: no --cost */
+	int rc;                     /* 1 when a target was refused */
+} CostReq;
+
+/* Compile files[0..n) up to the verifier (derive with --cost) into ss and
+ * dl; *loaded counts the files read. Returns 2 when a file cannot be read,
+ * else 0. */
 static int check_files(const char **files, int nfiles, const CakeOptions *o, bool tokens, SourceSet *ss,
-                       DiagList *dl, int *loaded)
+                       DiagList *dl, int *loaded, CostReq *cost)
 {
 	int rc = 0;
 	for (int i = 0; i < nfiles; i++) {
@@ -69,6 +82,18 @@ static int check_files(const char **files, int nfiles, const CakeOptions *o, boo
 		} else {
 			(*loaded)++;
 		}
+		for (int j = 0; cost && cost->out && j < u.nkernels; j++) {
+			char err[512];
+			if (!u.plans || !u.plans[j]) {
+				sb_printf(cost->out, "cost of kernel %s: not derived (see the findings)\n", u.kernels[j]->name);
+				continue;
+			}
+			int cr = cmd_cost_summary(cost->out, u.plans[j], cost->shape, cost->target, NULL, false, err, sizeof err);
+			if (cr)
+				sb_printf(cost->out, "cost of kernel %s: %s\n", u.kernels[j]->name, err);
+			if (cr == 1)
+				cost->rc = 1;
+		}
 		cake_unit_free(&u);
 	}
 	return rc;
@@ -79,7 +104,9 @@ int cmd_check(int argc, char **argv)
 	DiagFormat format = FMT_TEXT;
 	CmdColor color = COLOR_AUTO;
 	CakeOptions o = cake_options(CAKE_VERIFY);
-	bool tokens = false, only_files = false, fix = false;
+	bool tokens = false, only_files = false, fix = false, cost = false;
+	const char *shape = NULL, *target = NULL;
+	StrBuf costs = {0};
 	const char **files = xmalloc(sizeof(char *) * (size_t)argc);
 	int nfiles = 0, rc = 0;
 	for (int i = 1; i < argc; i++) {
@@ -118,6 +145,12 @@ int cmd_check(int argc, char **argv)
 				rc = cmd_usage_error("check", "unknown color mode '%s' (expected auto, always or never)", v);
 				goto out;
 			}
+		} else if ((v = cli_optval(argc, argv, &i, "--shape", &missing))) {
+			shape = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--target", &missing))) {
+			target = v;
+		} else if (strcmp(a, "--cost") == 0) {
+			cost = true;
 		} else if (strcmp(a, "--no-verify") == 0) {
 			o.no_verify = true;
 		} else if (strcmp(a, "--fix") == 0) {
@@ -134,6 +167,18 @@ int cmd_check(int argc, char **argv)
 		rc = cmd_usage_error("check", "no input files%s", "");
 		goto out;
 	}
+	if (cost && (!shape || format != FMT_TEXT)) {
+		rc = cmd_usage_error("check", "%s", !shape ? "--cost needs --shape NAME=V,..." :
+		                     "--cost prints text; use cake cost --format=json for JSON");
+		goto out;
+	}
+	if ((shape || target) && !cost) {
+		rc = cmd_usage_error("check", "%s needs --cost", shape ? "--shape" : "--target");
+		goto out;
+	}
+	CostReq creq = {shape, target, cost ? &costs : NULL, 0};
+	if (cost)
+		o.until = CAKE_DERIVE;
 
 	SourceSet ss = {0};
 	DiagList dl = {0};
@@ -144,7 +189,7 @@ int cmd_check(int argc, char **argv)
 				rc = cmd_usage_error("check", "--fix cannot rewrite standard input (give a file)%s", "");
 				goto out;
 			}
-		rc = check_files(files, nfiles, &o, false, &ss, &dl, &loaded);
+		rc = check_files(files, nfiles, &o, false, &ss, &dl, &loaded, NULL);
 		diag_sort(&dl);
 		for (int fi = 0; fi < ss.n; fi++) {
 			StrBuf t = {0};
@@ -163,12 +208,14 @@ int cmd_check(int argc, char **argv)
 		diag_free(&dl);
 		src_free(&ss);
 		loaded = 0;
-		int rc2 = check_files(files, nfiles, &o, false, &ss, &dl, &loaded);
+		int rc2 = check_files(files, nfiles, &o, false, &ss, &dl, &loaded, &creq);
 		if (rc == 0)
 			rc = rc2;
 	} else {
-		rc = check_files(files, nfiles, &o, tokens, &ss, &dl, &loaded);
+		rc = check_files(files, nfiles, &o, tokens, &ss, &dl, &loaded, &creq);
 	}
+	if (rc == 0)
+		rc = creq.rc;
 	diag_sort(&dl);
 	StrBuf out = {0};
 	if (format == FMT_JSON)
@@ -177,14 +224,18 @@ int cmd_check(int argc, char **argv)
 		diag_print_sarif(&out, &ss, &dl, verifier_version());
 	else
 		diag_print_text(&out, &ss, &dl, cmd_use_color(color, STDOUT_FILENO));
-	if (loaded > 0)
+	if (loaded > 0) {
+		if (costs.len)
+			sb_printf(&out, "%s%s", out.len ? "\n" : "", sb_str(&costs));
 		cmd_emit(stdout, &out);
+	}
 	sb_free(&out);
 	if (rc == 0 && dl.nerr > 0)
 		rc = 1;
 	diag_free(&dl);
 	src_free(&ss);
 out:
+	sb_free(&costs);
 	free(files);
 	return rc;
 }

@@ -9,8 +9,8 @@
  * Checks, ranks, builds, runs and records (src/harness/eval.c). A
  * (candidate, shape, harness) already judged is served from the store unless
  * --force; a verifier rejection is recorded with its findings at no GPU
- * cost. The predicted time comes from the ranking seam (src/harness/rank.h),
- * a placeholder roofline until the cost model lands. --parent names the
+ * cost. The predicted time comes from the ranking seam (src/harness/rank.h):
+ * the cost model (src/cost/cost.h), whose version is recorded. --parent names the
  * candidate this one was derived from (a stored candidate's id or unique
  * prefix, resolved to the full id), so that `cake diff ID` can show the change.
  * --skip-rule ID (repeatable) judges as a past harness without that verifier

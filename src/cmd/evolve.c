@@ -14,8 +14,8 @@
  * Without a GPU driver it runs the dry-run path (everything but the GPU
  * runs) and says so in one line, unless --require-gpu. Ctrl-C stops after
  * the evaluation in flight (exit 130); a rerun with the same arguments
- * resumes from the store. The ranking is a placeholder roofline until the
- * cost model lands (src/harness/rank.h).
+ * resumes from the store. The ranking is the cost model's (src/harness/rank.h,
+ * src/cost/cost.h).
  *
  * The one piece of static state outside main.c: the SIGINT flag, because a
  * signal handler can reach nothing else.

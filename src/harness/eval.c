@@ -83,6 +83,24 @@ bool eval_bind_shape(const Kernel *k, const char *shape, long long *dimvals, cha
 	return true;
 }
 
+char *eval_canonical(SourceSet *ss, const char *name, const char *text, size_t len)
+{
+	CakeOptions po = cake_options(CAKE_PARSE);
+	CakeUnit pu;
+	DiagList scratch = {0};
+	cake_compile_text(&pu, ss, &scratch, name, text, len, &po);
+	StrBuf canon = {0};
+	if (!scratch.nerr)
+		print_program(&canon, pu.prog);
+	else
+		sb_putn(&canon, text, len);
+	cake_unit_free(&pu);
+	diag_free(&scratch);
+	char *r = xstrdup(sb_str(&canon));
+	sb_free(&canon);
+	return r;
+}
+
 static StoreVerdict from_run(RunVerdict v)
 {
 	switch (v) {
@@ -180,19 +198,7 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 		store_default_owner(owner, sizeof owner);
 
 	/* 1. canonical text */
-	CakeOptions po = cake_options(CAKE_PARSE);
-	CakeUnit pu;
-	DiagList scratch = {0};
-	cake_compile_text(&pu, ss, &scratch, req->name ? req->name : "<candidate>", req->text, req->len, &po);
-	StrBuf canon = {0};
-	if (!scratch.nerr)
-		print_program(&canon, pu.prog);
-	else
-		sb_putn(&canon, req->text, req->len);
-	cake_unit_free(&pu);
-	diag_free(&scratch);
-	res->canonical = xstrdup(sb_str(&canon));
-	sb_free(&canon);
+	res->canonical = eval_canonical(ss, req->name ? req->name : "<candidate>", req->text, req->len);
 	store_hash_text(res->canonical, res->cand);
 
 	/* 2. compile up to the lowering (its findings are the evaluation's) */

@@ -97,5 +97,8 @@ void eval_result_free(EvalResult *res);
 /* Bind a canonical shape "A=1,B=2" to k's dims (dimvals like Kernel.dims);
  * false with err naming a missing or unknown dim or a bad value. */
 bool eval_bind_shape(const Kernel *k, const char *shape, long long *dimvals, char *err, size_t n);
+/* The canonical text of IR text (the parse stage and `cake fmt`'s printer;
+ * the text itself when it does not parse), malloc'd: what a candidate id hashes. */
+char *eval_canonical(SourceSet *ss, const char *name, const char *text, size_t len);
 
 #endif

@@ -19,8 +19,8 @@
  *      through the isolated runner (skipped in a dry run);
  *   4. the budget is checked after every evaluation.
  * A candidate that hangs or faults the GPU is a recorded verdict and the
- * loop goes on. The ranking is rank.h's (a placeholder roofline until the
- * cost model lands). The store's claims keep two processes from evaluating
+ * loop goes on. The ranking is rank.h's (the cost model, src/cost/cost.h).
+ * The store's claims keep two processes from evaluating
  * the same (candidate, shape, harness) at once.
  *
  * Module prefix: evolve_.
