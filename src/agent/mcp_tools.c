@@ -5,8 +5,7 @@
  * input and output JSON Schemas (JSON text; tools/list prints them as they
  * are, mcp_schema.c enforces the input one) and a handler. tools/list lists
  * the table in order, so the order is the table's. Adding a tool is one
- * handler and one entry (`evaluate` and `run` came that way; `cost` will,
- * when the cost model lands). Never add an entry whose handler
+ * handler and one entry (`evaluate`, `run` and `cost` came that way). Never add an entry whose handler
  * does not work: the server advertises every entry.
  *
  * Inputs. Every tool that reads IR takes it either as `text` (with an
@@ -30,6 +29,7 @@
 #include "../harness/tactics.h"
 #include "../harness/textdiff.h"
 #include "../harness/eval.h"
+#include "../harness/costreport.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -1378,6 +1378,60 @@ static const char evaluate_out[] =
 	"\"min_us\": " S_NNUM ", \"max_us\": " S_NNUM ", \"rel_err\": " S_NNUM ", \"message\": {\"type\": \"string\"}, "
 	"\"store\": {\"type\": \"string\"}, \"findings\": {\"type\": \"array\", \"items\": " S_DIAG "}}}";
 
+
+/* ---- cost: the cost model's prediction (src/harness/costreport.c) ---- */
+
+static bool tool_cost(McpCall *c)
+{
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	bool ok = false;
+	int fi = load_source(c, &ss);
+	if (fi < 0)
+		goto out;
+	CakeOptions o = cake_options(CAKE_DERIVE);
+	o.kernel = arg_str(c, "kernel");
+	CakeUnit u;
+	cake_compile(&u, &ss, &dl, fi, &o);
+	if (u.failed != CAKE_STAGE_NONE || u.nkernels != 1) {
+		if (u.nkernels > 1)
+			sb_printf(&c->err, "the file holds %d kernels: name one with `kernel`", u.nkernels);
+		else if (u.error[0])
+			sb_printf(&c->err, "%s", u.error);
+		else {
+			json_t *d = diag_array(c, &ss, &dl);
+			sb_puts(&c->err, "the program has errors; nothing was predicted (call `check` for the findings)");
+			json_decref(d);
+		}
+	} else {
+		StrBuf b = {0};
+		char err[512] = "";
+		int rc = cost_report(&b, u.plans[0], arg_str(c, "shape"), arg_str(c, "target"), NULL, true, err, sizeof err);
+		if (rc)
+			sb_printf(&c->err, "%s", err);
+		else if ((c->result = mcp_parse_printed(b.s, b.len, &c->err)))
+			ok = true;
+		sb_free(&b);
+	}
+	cake_unit_free(&u);
+out:
+	diag_free(&dl);
+	src_free(&ss);
+	return ok;
+}
+
+static const char cost_in[] =
+	"{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"shape\"], \"properties\": {"
+	S_SOURCE ", " S_KERNEL ", "
+	"\"shape\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"every dim of the kernel, e.g. "
+	"M=8192,N=8192,K=8192\"}, "
+	"\"target\": {\"type\": \"string\", \"description\": \"a calibrated GPU: h200 (default) or h100\"}}}";
+
+static const char cost_out[] =
+	"{\"type\": \"object\", \"required\": [\"kernel\", \"shape\", \"cost\"], \"properties\": {"
+	"\"kernel\": {\"type\": \"string\"}, \"shape\": {\"type\": \"string\"}, \"family\": " S_NSTR ", "
+	"\"in_domain\": {\"type\": \"boolean\"}, \"cost\": {\"type\": \"object\"}}}";
+
 static const McpTool tools[] = {
 	{"check", "Check Cake IR",
 	 "Parse, type-check and verify Cake IR; return every finding (rule ID, severity, message, span with "
@@ -1433,7 +1487,12 @@ static const McpTool tools[] = {
 	 "with a watchdog (a hang or fault is a verdict), checked against its family's oracle and timed; the "
 	 "result is recorded in the store like `evaluate`. Without a GPU this is a tool error.",
 	 run_in, evaluate_out, tool_run},
-	/* cost goes here, one entry, when the cost model's handler works */
+	{"cost", "Predict the time",
+	 "The cost model's prediction for one kernel at one shape on a calibrated GPU (h200 default, h100): the "
+	 "time and its parts (tensor, memory, pipeline fill, exposed latency, sync and epilogue, waves and "
+	 "occupancy), the bottleneck class and one or two suggestions tied to IR constructs, with numbers. It "
+	 "predicts, it never rejects; an uncalibrated or unknown GPU is a tool error naming the calibrated ones.",
+	 cost_in, cost_out, tool_cost},
 };
 
 const McpTool *mcp_tool_table(int *n)

@@ -22,9 +22,10 @@
  *
  * --cost (text format only, needs --shape) also runs derive and, after the
  * findings, prints the cost model's summary of every kernel the shape
- * binds (cmd_cost_summary, the same as `cake cost`).
+ * binds (cost_report, the same as `cake cost`).
  */
 #include "cmd.h"
+#include "../harness/costreport.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static int check_files(const char **files, int nfiles, const CakeOptions *o, boo
 				sb_printf(cost->out, "cost of kernel %s: not derived (see the findings)\n", u.kernels[j]->name);
 				continue;
 			}
-			int cr = cmd_cost_summary(cost->out, u.plans[j], cost->shape, cost->target, NULL, false, err, sizeof err);
+			int cr = cost_report(cost->out, u.plans[j], cost->shape, cost->target, NULL, false, err, sizeof err);
 			if (cr)
 				sb_printf(cost->out, "cost of kernel %s: %s\n", u.kernels[j]->name, err);
 			if (cr == 1)

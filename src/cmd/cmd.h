@@ -52,14 +52,6 @@ int cmd_library(int argc, char **argv);
 int cmd_cost(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
-/* ---- the cost summary (cost.c), shared with check --cost ---- */
-/* Append the cost model's prediction for plan p at shape (NAME=V,...) on GPU
- * target (NULL: h200) under the model file model_path (NULL: the newest
- * version) to out, as text or one JSON line. Returns 0, or 1 (unknown or
- * uncalibrated target) / 2 (bad shape, unreadable model) with err. */
-int cmd_cost_summary(StrBuf *out, const Plan *p, const char *shape, const char *target, const char *model_path,
-                     bool json, char *err, size_t n);
-
 /* ---- shared helpers (util.c) ---- */
 /* Print "cake CMD: message" and the usage hint to stderr; returns 2. cmd may
  * be NULL (the top level); fmt takes one %s, arg. */

@@ -16,10 +16,11 @@
  * unknown or not calibrated (the message names the calibrated ones); 2 bad
  * usage, a bad shape, or a model file that cannot be read.
  *
- * cmd_cost_summary() is shared with `cake check --cost`.
+ * cost_report() is shared with `cake check --cost`.
  */
 #include "cmd.h"
 #include "../harness/eval.h"
+#include "../harness/costreport.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,62 +33,6 @@ static int cost_usage(const char *msg, const char *arg)
 	                "                 [--format=text|json]\n"
 	                "       cake cost --targets [--format=text|json]\n");
 	return 2;
-}
-
-int cmd_cost_summary(StrBuf *out, const Plan *p, const char *shape, const char *target, const char *model_path,
-                     bool json, char *err, size_t n)
-{
-	const GpuInfo *g = cost_target(target ? target : "h200", err, n);
-	if (!g)
-		return 1;
-	CostModel m;
-	if (!cost_model_load(g, model_path, &m, NULL, 0, err, n))
-		return 2;
-	const Kernel *k = p->kernel;
-	long long dims[LAUNCH_MAX_DIMS] = {0};
-	if (k->ndims > LAUNCH_MAX_DIMS) {
-		snprintf(err, n, "kernel '%s' has more dims than the launch layer binds", k->name);
-		return 2;
-	}
-	if (!eval_bind_shape(k, shape, dims, err, n))
-		return 2;
-	const Family *f = k->family && k->family->name ? family_find(family_builtin(), k->family->name) : NULL;
-	CostCounts c;
-	CostWork w;
-	if (!rank_work(p, dims, f, &c, &w, err, n))
-		return 2;
-	const char *failed = NULL;
-	bool in_domain = eval_domain(k, dims, &failed);
-	CostPrediction pr;
-	cost_predict(&c, &w, g, &m, &pr);
-	StrBuf canon = {0};
-	store_shape_canon(shape, &canon);
-	if (json) {
-		sb_puts(out, "{\"kernel\":");
-		sb_json_str(out, k->name);
-		sb_puts(out, ",\"shape\":");
-		sb_json_str(out, sb_str(&canon));
-		sb_puts(out, ",\"family\":");
-		if (f)
-			sb_json_str(out, f->name);
-		else
-			sb_puts(out, "null");
-		sb_puts(out, ",\"in_domain\":");
-		sb_puts(out, in_domain ? "true" : "false");
-		sb_puts(out, ",\"cost\":");
-		cost_print_json(out, &pr, &c, &w);
-		sb_puts(out, "}\n");
-	} else {
-		sb_printf(out, "cost of kernel %s at %s (%s)\n", k->name, sb_str(&canon),
-		          f ? f->name : "no family: work counted off the plan");
-		if (!in_domain)
-			sb_printf(out, "note: the shape is outside the kernel's domain (%s): the launch would refuse it\n",
-			          failed ? failed : "?");
-		cost_print_text(out, &pr, &c, &w);
-	}
-	free((void *)failed);
-	sb_free(&canon);
-	return 0;
 }
 
 static void fact(StrBuf *b, const char *key, const GpuFact *f, bool json, bool last)
@@ -223,7 +168,7 @@ int cmd_cost(int argc, char **argv)
 		goto out;
 	}
 	StrBuf b = {0};
-	rc = cmd_cost_summary(&b, u.plans[0], shape, target, model, json, err, sizeof err);
+	rc = cost_report(&b, u.plans[0], shape, target, model, json, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "cake cost: %s\n", err);
 	else

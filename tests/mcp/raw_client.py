@@ -130,7 +130,7 @@ def main():
           r.get("resultType") == "complete" and isinstance(r.get("ttlMs"), int) and r.get("cacheScope") == "public"
           and "io.modelcontextprotocol/serverInfo" in r.get("_meta", {}), {k: r[k] for k in r if k != "tools"})
     want = ["check", "format", "build", "rules", "explain_rule", "history", "best", "diff", "tactics", "apply_tactic",
-            "evaluate", "run"]
+            "evaluate", "run", "cost"]
     check("tools/list: the tools in table order", names == want, names)
     check("tools/list: deterministic order", [t["name"] for t in s.req("tools/list")["result"]["tools"]] == names)
     allowed = {"type", "properties", "required", "additionalProperties", "items", "enum", "minimum", "maximum",
@@ -417,6 +417,12 @@ def main():
         is_err, text = tool_text(s3.call("run", {"path": "kernels/gemm/gemm_ws_128x128_s5.cake",
                                                  "shape": "M=4096,N=4096,K=4096"}))
         check("run without a GPU: a tool error saying so", is_err and "no GPU" in text, text)
+    r = s3.call("cost", {"path": "kernels/gemm/gemm_persistent.cake", "shape": "M=8192,N=8192,K=8192"})["result"]
+    sc = r.get("structuredContent", {})
+    check("cost: a prediction with a bottleneck", not r["isError"] and sc.get("cost", {}).get("bottleneck"), r)
+    is_err, text = tool_text(s3.call("cost", {"path": "kernels/gemm/gemm_persistent.cake",
+                                              "shape": "M=8192,N=8192,K=8192", "target": "b200"}))
+    check("cost on an uncalibrated GPU: isError naming the calibrated ones", is_err and "h200" in text, text)
     check("the store server exits 0", s3.close() == 0)
 
     rc = s.close()

@@ -28,7 +28,7 @@ CAKE = sys.argv[1]
 failed = 0
 BROKEN = "tests/fix/arrive_after_wgmma_wait.cake"
 GOOD = "tests/corpus/good/gemm_128x256_s2.cake"
-TOOLS = ["check", "format", "build", "rules", "explain_rule", "history", "best", "diff", "tactics", "apply_tactic", "evaluate", "run"]
+TOOLS = ["check", "format", "build", "rules", "explain_rule", "history", "best", "diff", "tactics", "apply_tactic", "evaluate", "run", "cost"]
 
 
 def check(name, cond, why=""):
