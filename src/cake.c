@@ -16,6 +16,7 @@
  *           `family NAME` must name a registered family (CK-SEM-043) whose
  *           parameter contract the kernel fits (CK-SEM-044)
  *   verify  the verifier's findings for every selected kernel that passed sema
+ *           (less those of o->skip_rules, a past harness's view)
  *   derive  u->plans: the Plan of every selected kernel (the runner's ABI)
  *   lower   u->cuda: one CUDA C++ translation unit for the selected kernels
  *   jit     u->jit: the sm_90a cubin through NVRTC, with ptxas' report; a
@@ -92,10 +93,12 @@ static bool st_sema(CakeUnit *u, const CakeOptions *o)
 
 static bool st_verify(CakeUnit *u, const CakeOptions *o)
 {
-	int errs = u->diags->nerr;
+	int errs = u->diags->nerr, from = u->diags->n;
 	for (int i = 0; !o->no_verify && i < u->nkernels; i++)
 		if (u->kernels[i]->sema_ok)
 			verify_kernel(&u->ctx, u->kernels[i]);
+	if (o->skip_rules)
+		diag_remove_rules(u->diags, from, o->skip_rules);
 	return u->diags->nerr == errs;
 }
 

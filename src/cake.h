@@ -48,6 +48,8 @@ typedef enum CakeStage {
 typedef struct CakeOptions {
 	CakeStage until;            /* the last stage to run */
 	bool no_verify;             /* skip the verifier (its stage then does nothing) */
+	const char *const *skip_rules; /* verify: drop the findings of these rules (NULL-terminated; NULL:
+	                             * none), e.g. to judge as a past harness without a rule did */
 	const char *kernel;         /* select this kernel only (NULL: every kernel of the file) */
 	bool debug_hang;            /* lower with the flight recorder (and -DCAKE_DEBUG_HANG=1) */
 	bool allow_spills;          /* jit: spills are reported, not CK-LOW-014 errors */

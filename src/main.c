@@ -101,6 +101,24 @@ static const struct Command {
 	{"apply", cmd_apply,
 	 "apply TACTIC[:ARGS] FILE [--kernel NAME]\n"
 	 "      apply one tactic to a kernel and print the rewritten program (see docs/TACTICS.md)"},
+	{"gate", cmd_gate,
+	 "gate [--root DIR] [--gpu] [--timeout SEC] [--format=text|json]\n"
+	 "      the corpus gate: valid programs check clean, known-bad ones are caught by the rule\n"
+	 "      their '# expect:' names, kernels compile to sm_90a cubins with 0 spills; --gpu runs\n"
+	 "      each family's correctness case\n"
+	 "  cake gate --store PATH [--no-record] [--trace ID] [--format=text|json]\n"
+	 "      rule impact: re-judge every stored candidate with this harness; per rule, true and\n"
+	 "      false positives against the recorded GPU verdicts (recorded in the store); --trace\n"
+	 "      prints one candidate's history"},
+	{"mine", cmd_mine,
+	 "mine [--store PATH] [--family F] [--campaign C] [--kernel K] [--shape S] [--max-ok PERCENT]\n"
+	 "           [--format=text|json]\n"
+	 "      failure mining: group the GPU failures the verifier passed by the schedule features\n"
+	 "      they share (rare among ok runs), with the rule family where a check is missing"},
+	{"report", cmd_report,
+	 "report [--store PATH] [-o FILE] [--title TEXT] [--family F] [--campaign C] [--kernel K] [--shape S]\n"
+	 "      the campaign report: one static HTML page (inline SVG, no JavaScript): evolution curve,\n"
+	 "      predicted vs measured, verdict mix, frontier with IR diffs, rule impact"},
 	{"mcp", cmd_mcp,
 	 "mcp [--root DIR] [--store PATH] [--examples DIR] [--max-request BYTES] [--quiet]\n"
 	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"

@@ -310,6 +310,31 @@ static int diag_cmp(const Diag *a, const Diag *b)
 	return strcmp(a->rule ? a->rule : "", b->rule ? b->rule : "");
 }
 
+int diag_remove_rules(DiagList *dl, int from, const char *const *rules)
+{
+	int k = from < 0 ? 0 : from, removed = 0;
+	for (int i = k; i < dl->n; i++) {
+		Diag *d = dl->items[i];
+		bool hit = false;
+		for (int r = 0; rules && rules[r] && !hit; r++)
+			hit = d->rule && strcmp(d->rule, rules[r]) == 0;
+		if (!hit) {
+			dl->items[k++] = d;
+			continue;
+		}
+		switch (d->sev) {
+		case SEV_ERROR: dl->nerr--; break;
+		case SEV_WARNING: dl->nwarn--; break;
+		case SEV_NOTE: dl->nnote--; break;
+		}
+		diag_clear(d);
+		free(d);
+		removed++;
+	}
+	dl->n = k > dl->n ? dl->n : k;
+	return removed;
+}
+
 void diag_sort(DiagList *dl)
 {
 	int n = dl->n;

@@ -90,6 +90,10 @@ Span diag_span_at(const SourceSet *ss, int file, int off, int len);
 int diag_apply_fixes(const SourceSet *ss, const DiagList *dl, int file, StrBuf *out);
 /* Free every finding. */
 void diag_free(DiagList *dl);
+/* Remove the recorded findings at index from and later whose rule is one of
+ * rules (NULL-terminated), keeping the order of the rest and the counts true;
+ * returns how many were removed. */
+int diag_remove_rules(DiagList *dl, int from, const char *const *rules);
 /* Stable order: by file, line, col, then rule ID. */
 void diag_sort(DiagList *dl);
 /* Name of a severity: "error", "warning", "note". */

@@ -3,7 +3,8 @@
  *
  *   cake eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force]
  *             [--dry-run] [--seed N] [--iters N] [--timeout SEC] [--no-time]
- *             [--campaign NAME] [--origin ORIGIN] [--parent ID] [--format=text|json]
+ *             [--campaign NAME] [--origin ORIGIN] [--parent ID] [--skip-rule ID]...
+ *             [--format=text|json]
  *
  * Checks, ranks, builds, runs and records (src/harness/eval.c). A
  * (candidate, shape, harness) already judged is served from the store unless
@@ -12,6 +13,11 @@
  * the cost model (src/cost/cost.h), whose version is recorded. --parent names the
  * candidate this one was derived from (a stored candidate's id or unique
  * prefix, resolved to the full id), so that `cake diff ID` can show the change.
+ * --skip-rule ID (repeatable) judges as a past harness without that verifier
+ * rule did: its findings are dropped and the verifier version recorded says
+ * so ("v1-xxxxxxxx-without:ID"). It exists to rebuild the history of a rule
+ * on a GPU (bench/outer_example.sh) and to measure a rule's impact with
+ * `cake gate --store`; the search loop never uses it.
  *
  * Exit status: 0 ok (or dry_run), 1 any other verdict, 2 bad usage or a store
  * problem, 69 no GPU (the no_gpu verdict is still recorded; use --dry-run).
@@ -29,7 +35,8 @@ static int eval_usage(const char *msg, const char *arg)
 	fprintf(stderr, msg, arg);
 	fprintf(stderr, "\nusage: cake eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
 	                "                 [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME]\n"
-	                "                 [--origin human|agent:NAME|tactic:NAME:ARGS] [--parent ID] [--format=text|json]\n");
+	                "                 [--origin human|agent:NAME|tactic:NAME:ARGS] [--parent ID] [--skip-rule ID]...\n"
+	                "                 [--format=text|json]\n");
 	return 2;
 }
 
@@ -77,6 +84,8 @@ int cmd_eval(int argc, char **argv)
 	req.run.time = true;
 	req.run.iters = 30;
 	const char *file = NULL, *spath = NULL, *parent = NULL;
+	const char *skip[17] = {0};
+	int nskip = 0;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -93,6 +102,15 @@ int cmd_eval(int argc, char **argv)
 			req.origin = v;
 		else if ((v = cli_optval(argc, argv, &i, "--parent", &missing)))
 			parent = v;
+		else if ((v = cli_optval(argc, argv, &i, "--skip-rule", &missing))) {
+			const Rule *r = rule_find(v);
+			if (!r || r->cat == CAT_LANGUAGE || r->cat == CAT_LOWERING)
+				return eval_usage("--skip-rule needs a verifier rule ID (see 'cake rules'), got '%s'", v);
+			if (nskip == 16)
+				return eval_usage("at most 16 --skip-rule options (got '%s' as the 17th)", v);
+			skip[nskip++] = r->id;
+			req.skip_rules = skip;
+		}
 		else if ((v = cli_optval(argc, argv, &i, "--seed", &missing)))
 			req.run.seed = strtoull(v, NULL, 0);
 		else if ((v = cli_optval(argc, argv, &i, "--iters", &missing))) {

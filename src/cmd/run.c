@@ -350,7 +350,7 @@ int cmd_run(int argc, char **argv)
 	j.k = u.kernels[0];
 	j.plan = u.plans[0];
 	j.fam = j.k->family ? family_find(family_builtin(), j.k->family->name) : NULL;
-	j.scalars = xcalloc((size_t)(j.k->nparams > 0 ? j.k->nparams : 1), sizeof *j.scalars);
+	j.scalars = family_scalars(j.fam, j.k);   /* the family's defaults; NAME=VALUE overrides */
 	if (!bind(&o, j.k, &j))
 		goto out;
 	v = run_refusal(&j, err, sizeof err);

@@ -66,6 +66,14 @@ int family_check_program(FamilyTable t, const Program *prog, DiagList *dl)
 	return errs;
 }
 
+double *family_scalars(const Family *f, const Kernel *k)
+{
+	double *v = xcalloc((size_t)(k->nparams > 0 ? k->nparams : 1) + 1, sizeof(double));
+	if (f && f->scalar_defaults)
+		f->scalar_defaults(k, v);
+	return v;
+}
+
 bool family_is_inout(const Family *f, const char *name)
 {
 	for (int i = 0; f && f->inout && f->inout[i]; i++)

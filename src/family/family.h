@@ -22,7 +22,9 @@
  *   rates    FLOP and byte counts from the extents alone, for TFLOP/s, TB/s
  *            and the cost model's roofline;
  *   report   the fields of FamReport (oracle name, summary line, extra
- *            key/value fields such as ties excused or empty clusters).
+ *            key/value fields such as ties excused or empty clusters);
+ *   scalar_defaults  values for the family's scalar parameters when the
+ *            caller binds none (kda: lower_bound = -5).
  *
  * The hooks see host images only (FamRun): they never touch a GPU, so they
  * are unit-tested on the CPU. The registry is a FamilyTable value; the
@@ -101,6 +103,10 @@ typedef struct Family {
 	/* FLOP and HBM byte counts from the bound extents alone (r->buf[i].host
 	 * may be NULL): what a cost model or a rate needs before any run */
 	void (*rates)(const FamRun *r, double *flops, double *bytes);
+	/* default values of the family's scalar parameters, written into vals (per
+	 * Kernel.params index) before the caller's own bindings override them: what
+	 * a run with nothing bound (the gate, the search) uses (may be NULL) */
+	void (*scalar_defaults)(const Kernel *k, double *vals);
 } Family;
 
 typedef struct FamilyTable {
@@ -118,6 +124,8 @@ const char **family_names(FamilyTable t, int *n);
  * family of t that its parameters do not fit. Unknown names are sema's
  * CK-SEM-043. Returns the number of errors reported. */
 int family_check_program(FamilyTable t, const Program *prog, DiagList *dl);
+/* A fresh array of k's scalar values (per Kernel.params index): f's defaults, else 0. */
+double *family_scalars(const Family *f, const Kernel *k);
 /* True when parameter `name` of r's kernel is one of f's in-place parameters. */
 bool family_is_inout(const Family *f, const char *name);
 

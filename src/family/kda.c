@@ -12,7 +12,8 @@
  *   Dtb      f32[H, DK]          dt_bias
  *   S0, SN   f32|bf16[N, H, DV, DK] initial and final states, one dtype ("V-first")
  *   Cu       i64[N1]             optional: cu_seqlens (then B == 1, N = N1 - 1)
- *   lower_bound  scalar f32      optional: the lower-bound gate with this lambda
+ *   lower_bound  scalar f32      optional: the lower-bound gate with this lambda (default -5
+ *                                when the caller binds none: scalar_defaults)
  * `kda_decode` is the same contract without Cu, for T = 1 .. 16 tokens per
  * sequence (one decode step, or a speculative-decode window).
  *
@@ -702,6 +703,14 @@ static bool fits_common(const Kernel *k, bool allow_cu, char *why, size_t n)
 	return true;
 }
 
+/* lower_bound, when the caller binds none: -5, FLA's recommended value (exp(-5) = 0.0067 per step). */
+static void kda_scalar_defaults(const Kernel *k, double *vals)
+{
+	int lb = lb_param(k);
+	if (lb >= 0)
+		vals[lb] = -5.0;
+}
+
 static bool kda_fits(const Kernel *k, char *why, size_t n)
 {
 	return fits_common(k, true, why, n);
@@ -900,6 +909,7 @@ const Family family_kda = {
 	.inputs = kda_inputs,
 	.check = kda_family_check,
 	.rates = kda_rates,
+	.scalar_defaults = kda_scalar_defaults,
 };
 
 const Family family_kda_decode = {
@@ -914,4 +924,5 @@ const Family family_kda_decode = {
 	.inputs = kda_inputs,
 	.check = decode_family_check,
 	.rates = kda_rates,
+	.scalar_defaults = kda_scalar_defaults,
 };

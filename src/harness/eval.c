@@ -34,6 +34,16 @@ StoreHarness eval_harness(const char *tactics)
 	return (StoreHarness){CAKE_VERSION, verifier_version(), rank_model_version(), tactics ? tactics : tactics_version()};
 }
 
+void eval_verifier_version(const char *const *skip_rules, char *buf, size_t n)
+{
+	StrBuf b = {0};
+	sb_puts(&b, verifier_version());
+	for (int i = 0; skip_rules && skip_rules[i]; i++)
+		sb_printf(&b, "%s%s", i ? "," : "-without:", skip_rules[i]);
+	snprintf(buf, n, "%s", sb_str(&b));
+	sb_free(&b);
+}
+
 bool eval_bind_shape(const Kernel *k, const char *shape, long long *dimvals, char *err, size_t n)
 {
 	for (int d = 0; d < k->ndims; d++)
@@ -179,6 +189,9 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 	DiagList *dl = &res->diags;
 	res->median_us = res->min_us = res->max_us = res->rel_err = NAN;
 	StoreHarness h = eval_harness(req->tactics);
+	char vver[256];
+	eval_verifier_version(req->skip_rules, vver, sizeof vver);
+	h.verifier = vver;
 	char owner[256];
 	snprintf(owner, sizeof owner, "%s", req->worker ? req->worker : "");
 	if (!owner[0])
@@ -192,6 +205,7 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 	int from = 0;
 	CakeOptions co = cake_options(CAKE_LOWER);
 	co.kernel = req->kernel;
+	co.skip_rules = req->skip_rules;
 	CakeUnit u;
 	cake_compile_text(&u, ss, dl, req->name ? req->name : "<candidate>", res->canonical, strlen(res->canonical), &co);
 	for (int i = from; i < dl->n; i++) {
@@ -286,7 +300,7 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 		j.fam = fam;
 		memcpy(j.dimvals, dims, sizeof dims);
 		j.o = req->run;
-		j.scalars = xcalloc((size_t)k->nparams + 1, sizeof(double));
+		j.scalars = family_scalars(fam, k);
 		char err[1024] = "";
 		if (run_refusal(&j, err, sizeof err) == RUN_REFUSED) {
 			res->verdict = STORE_V_REFUSED;

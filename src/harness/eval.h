@@ -10,7 +10,8 @@
  *      store unless forced, and otherwise claims the work item so that no
  *      other process evaluates it at the same time;
  *   4. compiles through the pipeline up to the lowering; a verifier error is
- *      the verdict `rejected`, recorded with its findings at no GPU cost;
+ *      the verdict `rejected`, recorded with its findings at no GPU cost
+ *      (skip_rules judges as a past harness without some rules would);
  *      a lowering refusal or a shape the launch layer or the family refuses
  *      is `refused`;
  *   5. predicts the time through the ranking seam (rank.h);
@@ -46,6 +47,10 @@ typedef struct EvalRequest {
 	bool no_jit;                /* with dry_run: stop after the ranking (no NVRTC compile); the
 	                             * search loop's screening pass before its GPU runs */
 	bool force;                 /* evaluate again even when the store has a verdict */
+	const char *const *skip_rules; /* judge without these verifier rules (NULL-terminated; NULL: none):
+	                             * to rebuild the history of a harness before a rule, or to measure a
+	                             * rule's impact. The verifier version recorded says so
+	                             * ("v1-xxxxxxxx-without:CK-RES-002"), so it is another harness. */
 	Store *store;               /* NULL: nothing is recorded or served */
 } EvalRequest;
 
@@ -79,6 +84,10 @@ typedef struct EvalResult {
 EvalRequest eval_request(void);
 /* The harness versions eval records (tactics NULL: the current tactic set's). */
 StoreHarness eval_harness(const char *tactics);
+/* Write the verifier version of a harness without skip_rules (NULL-terminated;
+ * NULL or empty: verifier_version() itself) into buf:
+ * "v1-xxxxxxxx-without:CK-RES-002,CK-BAR-001". */
+void eval_verifier_version(const char *const *skip_rules, char *buf, size_t n);
 /* Evaluate req (see the file comment); res->status says whether an
  * evaluation exists. The IR is added to ss (the caller's), so res->diags
  * can be printed against it. */

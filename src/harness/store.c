@@ -42,6 +42,11 @@
  *
  * Reads are single statements (their own snapshot); results are copied into
  * the caller's arena, so no statement outlives a call.
+ *
+ * Gate runs (v3) are the outer loop's memory: a run row names the harness
+ * that re-judged the store, and its impact rows the work items whose
+ * outcome it changed, written together in one transaction like an
+ * evaluation and its findings.
  */
 #include "store.h"
 
@@ -156,6 +161,40 @@ static const Migration MIGRATIONS[] = {
 	 "CREATE INDEX evals_campaign ON evals(campaign, time_ms);\n"
 	 "CREATE INDEX evals_ok ON evals(kernel, shape, median_us) WHERE verdict = 'ok';\n"
 	 "CREATE INDEX claims_owner ON claims(owner);\n"},
+	{3, "gate runs and their rule-impact rows (the outer loop's re-judgements)",
+	 "CREATE TABLE gate_runs(\n"
+	 "  id         INTEGER PRIMARY KEY,\n"
+	 "  time_ms    INTEGER NOT NULL,\n"
+	 "  compiler   TEXT NOT NULL,\n"
+	 "  verifier   TEXT NOT NULL,\n"
+	 "  cost_model TEXT NOT NULL,\n"
+	 "  tactics    TEXT NOT NULL,\n"
+	 "  harness    TEXT NOT NULL,\n"
+	 "  items      INTEGER NOT NULL,\n"
+	 "  changed    INTEGER NOT NULL,\n"
+	 "  worker     TEXT\n"
+	 ");\n"
+	 "CREATE INDEX gate_runs_time ON gate_runs(time_ms);\n"
+	 "CREATE TABLE gate_impact(\n"
+	 "  run         INTEGER NOT NULL REFERENCES gate_runs(id),\n"
+	 "  seq         INTEGER NOT NULL,\n"
+	 "  cand        TEXT NOT NULL REFERENCES candidates(id),\n"
+	 "  kernel      TEXT NOT NULL,\n"
+	 "  shape       TEXT NOT NULL,\n"
+	 "  eval        INTEGER REFERENCES evals(id),\n"
+	 "  old_harness TEXT NOT NULL,\n"
+	 "  old_outcome TEXT NOT NULL,\n"
+	 "  old_rule    TEXT,\n"
+	 "  new_outcome TEXT NOT NULL,\n"
+	 "  new_rule    TEXT,\n"
+	 "  rule        TEXT,\n"
+	 "  impact      TEXT NOT NULL,\n"
+	 "  gpu_verdict TEXT,\n"
+	 "  message     TEXT,\n"
+	 "  PRIMARY KEY(run, seq)\n"
+	 ") WITHOUT ROWID;\n"
+	 "CREATE INDEX gate_impact_cand ON gate_impact(cand);\n"
+	 "CREATE INDEX gate_impact_rule ON gate_impact(rule);\n"},
 };
 
 _Static_assert(sizeof MIGRATIONS / sizeof MIGRATIONS[0] == STORE_SCHEMA_VERSION,
@@ -1734,4 +1773,243 @@ StoreStatus store_counts(Store *st, const StoreFilter *f, Arena *a, StoreCounts 
 	sb_free(&w.sql);
 	arena_free(&t);
 	return s;
+}
+
+/* -------------------------------------------------------------- gate runs */
+
+static const char *const OUTCOME[STORE_NOUTCOME] = {NULL, "accepted", "rejected", "refused"};
+static const char *const IMPACT[STORE_NIMPACT] = {
+	NULL, "true_positive", "false_positive", "unrun", "newly_accepted", "rule_changed",
+};
+
+const char *store_outcome_name(StoreOutcome o)
+{
+	return o > STORE_OUT_NONE && o < STORE_NOUTCOME ? OUTCOME[o] : "?";
+}
+
+StoreOutcome store_outcome_parse(const char *s)
+{
+	for (int o = 1; s && o < STORE_NOUTCOME; o++)
+		if (strcmp(s, OUTCOME[o]) == 0)
+			return (StoreOutcome)o;
+	return STORE_OUT_NONE;
+}
+
+const char *store_impact_name(StoreImpactKind k)
+{
+	return k > STORE_IMP_NONE && k < STORE_NIMPACT ? IMPACT[k] : "?";
+}
+
+StoreImpactKind store_impact_parse(const char *s)
+{
+	for (int k = 1; s && k < STORE_NIMPACT; k++)
+		if (strcmp(s, IMPACT[k]) == 0)
+			return (StoreImpactKind)k;
+	return STORE_IMP_NONE;
+}
+
+/* Check one impact row; its canonical shape into a. */
+static StoreStatus impact_ok(Store *st, const StoreImpact *r, int i, Arena *a, const char **shape)
+{
+	if (!is_hex_id(r->cand)) {
+		set_err(st, "impact row %d: '%s' is not a full candidate id", i, r->cand ? r->cand : "(none)");
+		return STORE_INVALID;
+	}
+	if (!r->kernel || !*r->kernel || !r->old_harness) {
+		set_err(st, "impact row %d: needs the kernel and the old harness", i);
+		return STORE_INVALID;
+	}
+	if (r->old_outcome <= STORE_OUT_NONE || r->old_outcome >= STORE_NOUTCOME || r->new_outcome <= STORE_OUT_NONE ||
+	    r->new_outcome >= STORE_NOUTCOME || r->impact <= STORE_IMP_NONE || r->impact >= STORE_NIMPACT ||
+	    r->gpu_verdict < STORE_V_NONE || r->gpu_verdict >= STORE_NVERDICT) {
+		set_err(st, "impact row %d: needs an old outcome, a new outcome and an impact", i);
+		return STORE_INVALID;
+	}
+	*shape = canon_shape(st, r->shape, a);
+	return *shape ? STORE_OK : STORE_INVALID;
+}
+
+StoreStatus store_add_gate_run(Store *st, const StoreGateRun *run, const StoreImpact *rows, int n,
+                               int64_t *id_out)
+{
+	err_reset(st);
+	if (!run->harness.compiler || !*run->harness.compiler) {
+		set_err(st, "a gate run needs the compiler version of its harness");
+		return STORE_INVALID;
+	}
+	Arena a;
+	arena_init(&a);
+	const char *hkey = harness_key(st, &run->harness, &a);
+	StoreStatus s = hkey ? STORE_OK : STORE_INVALID;
+	const char **shapes = n > 0 ? arena_alloc(&a, (size_t)n * sizeof *shapes) : NULL;
+	for (int i = 0; i < n && s == STORE_OK; i++)
+		s = impact_ok(st, &rows[i], i, &a, &shapes[i]);
+	if (s != STORE_OK || (s = begin(st)) != STORE_OK) {
+		arena_free(&a);
+		return s;
+	}
+	int64_t id = 0;
+	sqlite3_stmt *q = prep(st, "INSERT INTO gate_runs(time_ms, compiler, verifier, cost_model, tactics, harness, "
+	                           "items, changed, worker) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+	if (!q)
+		s = STORE_ERROR;
+	else {
+		sqlite3_bind_int64(q, 1, run->time_ms ? run->time_ms : now_ms());
+		bind_text0(q, 2, run->harness.compiler);
+		bind_text0(q, 3, run->harness.verifier);
+		bind_text0(q, 4, run->harness.cost_model);
+		bind_text0(q, 5, run->harness.tactics);
+		bind_text(q, 6, hkey);
+		sqlite3_bind_int(q, 7, run->items);
+		sqlite3_bind_int(q, 8, n);
+		bind_text(q, 9, run->worker);
+		if (sqlite3_step(q) != SQLITE_DONE)
+			s = sql_fail(st, "cannot insert the gate run");
+		else
+			id = sqlite3_last_insert_rowid(st->db);
+		sqlite3_finalize(q);
+	}
+	q = s == STORE_OK ? prep(st, "INSERT INTO gate_impact(run, seq, cand, kernel, shape, eval, old_harness, "
+	                             "old_outcome, old_rule, new_outcome, new_rule, rule, impact, gpu_verdict, message) "
+	                             "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)")
+	                  : NULL;
+	if (s == STORE_OK && !q)
+		s = STORE_ERROR;
+	for (int i = 0; i < n && s == STORE_OK; i++) {
+		const StoreImpact *r = &rows[i];
+		sqlite3_reset(q);
+		sqlite3_clear_bindings(q);
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_int(q, 2, i);
+		bind_text(q, 3, r->cand);
+		bind_text(q, 4, r->kernel);
+		bind_text(q, 5, shapes[i]);
+		if (r->eval > 0)
+			sqlite3_bind_int64(q, 6, r->eval);
+		bind_text(q, 7, r->old_harness);
+		bind_text(q, 8, OUTCOME[r->old_outcome]);
+		bind_text(q, 9, r->old_rule);
+		bind_text(q, 10, OUTCOME[r->new_outcome]);
+		bind_text(q, 11, r->new_rule);
+		bind_text(q, 12, r->rule);
+		bind_text(q, 13, IMPACT[r->impact]);
+		bind_text(q, 14, r->gpu_verdict > STORE_V_NONE ? VERDICT[r->gpu_verdict] : NULL);
+		bind_text(q, 15, r->message);
+		if (sqlite3_step(q) != SQLITE_DONE) {
+			if ((sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_CONSTRAINT) {
+				set_err(st, "impact row %d: no candidate %s or no evaluation %lld in the store", i, r->cand,
+				        (long long)r->eval);
+				s = STORE_INVALID;
+			} else
+				s = sql_fail(st, "cannot insert an impact row");
+		}
+	}
+	sqlite3_finalize(q);
+	if (s == STORE_OK)
+		s = commit(st);
+	else
+		rollback(st);
+	arena_free(&a);
+	if (s == STORE_OK && id_out)
+		*id_out = id;
+	return s;
+}
+
+StoreStatus store_list_gate_runs(Store *st, int limit, Arena *a, StoreGateRun **out, int *n)
+{
+	err_reset(st);
+	*out = NULL;
+	*n = 0;
+	StrBuf sql = {0};
+	sb_puts(&sql, "SELECT id, time_ms, compiler, verifier, cost_model, tactics, harness, items, changed, worker "
+	              "FROM gate_runs ORDER BY time_ms DESC, id DESC");
+	if (limit > 0)
+		sb_printf(&sql, " LIMIT %d", limit);
+	sqlite3_stmt *q = prep(st, sb_str(&sql));
+	sb_free(&sql);
+	if (!q)
+		return STORE_ERROR;
+	int cap = 0, len = 0, rc;
+	StoreGateRun *v = NULL;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 8;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		StoreGateRun *r = &v[len++];
+		memset(r, 0, sizeof *r);
+		r->id = sqlite3_column_int64(q, 0);
+		r->time_ms = sqlite3_column_int64(q, 1);
+		r->harness.compiler = col_str(q, 2, a);
+		r->harness.verifier = col_str(q, 3, a);
+		r->harness.cost_model = col_str(q, 4, a);
+		r->harness.tactics = col_str(q, 5, a);
+		r->harness_key = col_str(q, 6, a);
+		r->items = sqlite3_column_int(q, 7);
+		r->changed = sqlite3_column_int(q, 8);
+		r->worker = col_str(q, 9, a);
+	}
+	sqlite3_finalize(q);
+	*out = arena_alloc(a, (size_t)(len ? len : 1) * sizeof **out);
+	if (len)
+		memcpy(*out, v, (size_t)len * sizeof *v);
+	free(v);
+	*n = len;
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(st, "cannot list the gate runs");
+}
+
+StoreStatus store_list_impact(Store *st, const char *cand, int64_t run, Arena *a, StoreImpact **out, int *n)
+{
+	err_reset(st);
+	*out = NULL;
+	*n = 0;
+	char id[STORE_ID_LEN + 1] = "";
+	if (cand) {
+		StoreStatus s = store_resolve(st, cand, id);
+		if (s != STORE_OK)
+			return s;
+	}
+	sqlite3_stmt *q = prep(st, "SELECT i.run, r.time_ms, r.harness, i.seq, i.cand, i.kernel, i.shape, i.eval, "
+	                           "i.old_harness, i.old_outcome, i.old_rule, i.new_outcome, i.new_rule, i.rule, "
+	                           "i.impact, i.gpu_verdict, i.message FROM gate_impact i JOIN gate_runs r ON r.id = i.run "
+	                           "WHERE (?1 IS NULL OR i.cand = ?1) AND (?2 = 0 OR i.run = ?2) "
+	                           "ORDER BY r.time_ms, i.run, i.seq");
+	if (!q)
+		return STORE_ERROR;
+	bind_text(q, 1, cand ? id : NULL);
+	sqlite3_bind_int64(q, 2, run);
+	int cap = 0, len = 0, rc;
+	StoreImpact *v = NULL;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		StoreImpact *r = &v[len++];
+		memset(r, 0, sizeof *r);
+		r->run = sqlite3_column_int64(q, 0);
+		r->run_ms = sqlite3_column_int64(q, 1);
+		r->run_harness = col_str(q, 2, a);
+		r->seq = sqlite3_column_int(q, 3);
+		r->cand = col_str(q, 4, a);
+		r->kernel = col_str(q, 5, a);
+		r->shape = col_str(q, 6, a);
+		r->eval = sqlite3_column_type(q, 7) == SQLITE_NULL ? 0 : sqlite3_column_int64(q, 7);
+		r->old_harness = col_str(q, 8, a);
+		r->old_outcome = store_outcome_parse((const char *)sqlite3_column_text(q, 9));
+		r->old_rule = col_str(q, 10, a);
+		r->new_outcome = store_outcome_parse((const char *)sqlite3_column_text(q, 11));
+		r->new_rule = col_str(q, 12, a);
+		r->rule = col_str(q, 13, a);
+		r->impact = store_impact_parse((const char *)sqlite3_column_text(q, 14));
+		r->gpu_verdict = store_verdict_parse((const char *)sqlite3_column_text(q, 15));
+		r->message = col_str(q, 16, a);
+	}
+	sqlite3_finalize(q);
+	*out = arena_alloc(a, (size_t)(len ? len : 1) * sizeof **out);
+	if (len)
+		memcpy(*out, v, (size_t)len * sizeof *v);
+	free(v);
+	*n = len;
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(st, "cannot list the impact rows");
 }

@@ -4,8 +4,11 @@
  * One SQLite file (WAL mode, no server) holds every candidate Cake has seen
  * (content-addressed canonical IR text, its family, parent and origin), every
  * evaluation of a candidate (which kernel, which shape, which harness judged
- * it, on which GPU, with what verdict and time) and the verifier findings of
- * an evaluation. `cake eval`, `cake evolve`, `cake log/show/best/diff`, the
+ * it, on which GPU, with what verdict and time), the verifier findings of
+ * an evaluation, and the gate runs of the outer loop (a later harness
+ * re-judging every stored candidate, and each work item whose outcome it
+ * changed, so a candidate that disappears is traced to the rule that
+ * removed it). `cake eval`, `cake evolve`, `cake log/show/best/diff`, the
  * cost-model calibration, the outer loop and the MCP server all go through
  * this header; none of them sees SQL. docs/STORE.md is the full reference
  * (schema, migrations, refusals, concurrency, crash safety, export format).
@@ -39,7 +42,7 @@
 /* Where commands keep the store unless given --store PATH. */
 #define STORE_DEFAULT_PATH ".cake/store.db"
 /* Schema version this binary writes; older files are migrated on open. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* PRAGMA application_id of a Cake store: "CAKE" in ASCII. */
 #define STORE_APPLICATION_ID 0x43414B45
 /* How long a write waits for another process's transaction. */
@@ -226,6 +229,82 @@ StoreStatus store_add_diags(Store *st, int64_t eval_id, const SourceSet *ss, con
 /* The findings of evaluation eval_id in order (array and strings in a). */
 StoreStatus store_eval_diags(Store *st, int64_t eval_id, Arena *a, StoreDiag **out, int *n);
 
+/* ---- gate runs: the current harness re-judging stored candidates (schema v3) ---- */
+
+/* What the harness decided about a work item before any GPU run. */
+typedef enum StoreOutcome {
+	STORE_OUT_NONE = 0,      /* unset: never stored */
+	STORE_OUT_ACCEPTED,      /* passed the verifier, the lowering and the shape refusals */
+	STORE_OUT_REJECTED,      /* a verifier (or front-end) error blocked it */
+	STORE_OUT_REFUSED,       /* the lowering, the domain, the launch layer or the family refused it */
+	STORE_NOUTCOME
+} StoreOutcome;
+
+/* How an outcome that changed relates to what the GPU said. */
+typedef enum StoreImpactKind {
+	STORE_IMP_NONE = 0,
+	STORE_IMP_TRUE_POSITIVE,   /* newly blocked; it had hung, faulted, mismatched or failed to launch */
+	STORE_IMP_FALSE_POSITIVE,  /* newly blocked; it had run ok */
+	STORE_IMP_UNRUN,           /* newly blocked; never run on a GPU */
+	STORE_IMP_NEWLY_ACCEPTED,  /* blocked before, accepted now (a rule was relaxed or fixed) */
+	STORE_IMP_RULE_CHANGED,    /* blocked before and now, by another rule or stage */
+	STORE_NIMPACT
+} StoreImpactKind;
+
+/* Name of an outcome ("accepted", "rejected", "refused"); "?" for an unknown value. */
+const char *store_outcome_name(StoreOutcome o);
+/* Parse an outcome name; STORE_OUT_NONE when s is not one. */
+StoreOutcome store_outcome_parse(const char *s);
+/* Name of an impact ("true_positive", ..., "rule_changed"); "?" for an unknown value. */
+const char *store_impact_name(StoreImpactKind k);
+/* Parse an impact name; STORE_IMP_NONE when s is not one. */
+StoreImpactKind store_impact_parse(const char *s);
+
+/* One re-judgement of the whole store by one harness (`cake gate --store`). */
+typedef struct StoreGateRun {
+	int64_t id;              /* output: row id */
+	int64_t time_ms;         /* Unix ms; 0 on input = now */
+	StoreHarness harness;    /* the harness that re-judged (compiler required) */
+	const char *harness_key; /* output */
+	int items;               /* work items (candidate, kernel, shape) re-judged */
+	int changed;             /* output: impact rows recorded with it */
+	const char *worker;      /* HOST:PID, or NULL */
+} StoreGateRun;
+
+/* One work item whose outcome differs between an earlier evaluation and a gate run. */
+typedef struct StoreImpact {
+	int64_t run;             /* output: the gate run */
+	int64_t run_ms;          /* output: its time */
+	const char *run_harness; /* output: its harness key */
+	int seq;                 /* output: 0-based order within the run */
+	const char *cand;        /* full candidate id; required */
+	const char *kernel;      /* required */
+	const char *shape;       /* canonicalised on input */
+	int64_t eval;            /* the newest evaluation that had the old outcome (0: none) */
+	const char *old_harness; /* that evaluation's harness key; required */
+	StoreOutcome old_outcome;/* required */
+	const char *old_rule;    /* the rule that blocked it then, NULL when none */
+	StoreOutcome new_outcome;/* required */
+	const char *new_rule;    /* the rule that blocks it now, NULL when none */
+	const char *rule;        /* the rule the change is charged to (new_rule, or old_rule when
+	                          * newly accepted); NULL for a shape refusal */
+	StoreImpactKind impact;  /* required */
+	StoreVerdict gpu_verdict;/* the work item's worst recorded GPU verdict, STORE_V_NONE when never run */
+	const char *message;     /* one line: the new finding or refusal, NULL when none */
+} StoreImpact;
+
+/* Record a gate run and its impact rows in one transaction; run->id,
+ * run->harness_key and run->changed are not read. *id_out (may be NULL) gets
+ * the run's id. STORE_INVALID for a bad row (unknown candidate, missing field). */
+StoreStatus store_add_gate_run(Store *st, const StoreGateRun *run, const StoreImpact *rows, int n,
+                               int64_t *id_out);
+/* Gate runs, newest first (limit 0 = all; array and strings in a). */
+StoreStatus store_list_gate_runs(Store *st, int limit, Arena *a, StoreGateRun **out, int *n);
+/* Impact rows, oldest run first and in order within a run: of candidate cand
+ * (a full id or unique prefix; NULL: every candidate) and of gate run `run`
+ * (0: every run). Array and strings in a. */
+StoreStatus store_list_impact(Store *st, const char *cand, int64_t run, Arena *a, StoreImpact **out, int *n);
+
 /* ---- claims: one evaluation per work item across processes ---- */
 
 /* Write "HOST:PID" into buf (an owner string for store_claim). */
@@ -288,6 +367,8 @@ StoreStatus store_export_jsonl(Store *st, const StoreFilter *f, StrBuf *out, int
 
 typedef enum StoreFormat { STORE_FMT_TEXT, STORE_FMT_JSON } StoreFormat;
 
+/* Append Unix milliseconds as ISO 8601 UTC ("2026-12-01T09:24:37.068Z"), as every printer shows times. */
+void store_print_time(StrBuf *out, int64_t ms);
 /* One evaluation as a JSON object (the object of the export and of the printers). */
 void store_eval_json(StrBuf *out, const StoreEval *e);
 /* Evaluations: a text table, one line each, or JSON {"schema":"cake-evals/1","evaluations":[...]}. */

@@ -51,7 +51,7 @@ static void json_strn(StrBuf *b, const char *s)
 		sb_puts(b, "null");
 }
 
-static void iso_time(StrBuf *b, int64_t ms)
+void store_print_time(StrBuf *b, int64_t ms)
 {
 	time_t secs = (time_t)(ms / 1000);
 	int frac = (int)(ms % 1000);
@@ -122,7 +122,7 @@ static void eval_fields(StrBuf *b, const StoreEval *e)
 	sb_puts(b, ",\"gpu_s\":");
 	json_dbl(b, e->gpu_s);
 	sb_puts(b, ",\"time\":\"");
-	iso_time(b, e->time_ms);
+	store_print_time(b, e->time_ms);
 	sb_printf(b, "\",\"time_ms\":%lld,\"campaign\":", (long long)e->time_ms);
 	json_strn(b, e->campaign);
 	sb_puts(b, ",\"worker\":");
@@ -143,7 +143,7 @@ enum { COL_ID, COL_TIME, COL_CAND, COL_FAMILY, COL_KERNEL, COL_SHAPE, COL_VERDIC
 static void eval_cells(const StoreEval *e, StrBuf c[NCOL])
 {
 	sb_printf(&c[COL_ID], "%lld", (long long)e->id);
-	iso_time(&c[COL_TIME], e->time_ms);
+	store_print_time(&c[COL_TIME], e->time_ms);
 	sb_printf(&c[COL_CAND], "%.12s", e->cand ? e->cand : "-");
 	text_cell(&c[COL_FAMILY], e->family);
 	text_cell(&c[COL_KERNEL], e->kernel);
@@ -249,7 +249,7 @@ void store_print_candidate(StrBuf *out, const StoreCandidate *c, const StoreEval
 		sb_puts(out, ",\"origin\":");
 		json_strn(out, c->origin);
 		sb_puts(out, ",\"created\":\"");
-		iso_time(out, c->created_ms);
+		store_print_time(out, c->created_ms);
 		sb_printf(out, "\",\"created_ms\":%lld,\"text\":", (long long)c->created_ms);
 		json_strn(out, c->text);
 		sb_printf(out, "},\"count\":%d,\"evaluations\":", n);
@@ -265,7 +265,7 @@ void store_print_candidate(StrBuf *out, const StoreCandidate *c, const StoreEval
 	sb_puts(out, "\nparent    ");
 	text_cell(out, c->parent);
 	sb_puts(out, "\ncreated   ");
-	iso_time(out, c->created_ms);
+	store_print_time(out, c->created_ms);
 	sb_printf(out, "\n\n%s", c->text ? c->text : "");
 	if (c->text && *c->text && c->text[strlen(c->text) - 1] != '\n')
 		sb_putc(out, '\n');

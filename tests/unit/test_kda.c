@@ -404,6 +404,23 @@ static void test_family_contract(void **state)
 	FamilyTable t = family_builtin();
 	assert_non_null(family_find(t, "kda"));
 	assert_non_null(family_find(t, "kda_decode"));
+	/* a run that binds no scalar (the gate, the search) gets lower_bound = -5, not 0 (refused) */
+	const char *text = KDA_KERNEL("kda", "f32", "f32", "  param lower_bound: f32\n");
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	CakeUnit u;
+	CakeOptions o = cake_options(CAKE_SEMA);
+	assert_int_equal(cake_compile_text(&u, &ss, &dl, "kda.cake", text, strlen(text), &o), 0);
+	double *v = family_scalars(family_find(t, "kda"), u.kernels[0]);
+	int lb = -1;
+	for (int i = 0; i < u.kernels[0]->nparams; i++)
+		if (!strcmp(u.kernels[0]->params[i]->name, "lower_bound"))
+			lb = i;
+	assert_true(lb >= 0 && v[lb] == -5.0);
+	free(v);
+	cake_unit_free(&u);
+	diag_free(&dl);
+	src_free(&ss);
 }
 
 /* The refuse hook on hand-made buffers: shapes that disagree. */

@@ -9,8 +9,9 @@
  * Groups: opening (create, reopen, default path, zero-length file);
  * candidates (content hash, idempotent insert, origins, prefix lookup);
  * evaluations (insert, find, dedup by work item, field round trip, shapes,
- * harness keys, diagnostics); migrations (a v1 file written here by hand
- * with the frozen v1 SQL, then opened); refusals (random bytes, a SQLite
+ * harness keys, diagnostics); migrations (v1 and v2 files written here by
+ * hand with the frozen SQL of those versions, then opened; gate runs and
+ * their impact rows on the migrated file); refusals (random bytes, a SQLite
  * header over garbage, foreign databases, a newer schema) with the file's
  * hash unchanged; claims (busy, renew, release, lease expiry, done);
  * processes (two forked workers racing for 50 work items, evaluated exactly
@@ -778,11 +779,11 @@ static void test_migration_v1(void **state)
 	sqlite3_close(db);
 
 	Store *st = open_ok(path);
-	assert_int_equal(store_schema_version(st), 2);
+	assert_int_equal(store_schema_version(st), STORE_SCHEMA_VERSION);
 	Arena a;
 	arena_init(&a);
 	StoreEval f;
-	/* the v1 evaluation reads back through the v2 API, found by its work item */
+	/* the v1 evaluation reads back through the current API, found by its work item */
 	assert_int_equal(store_find_eval(st, id, "old", "M=64", &H, &a, &f), STORE_OK);
 	assert_true(f.median_us == 100.5);
 	assert_int_equal(f.seed, 7);
@@ -797,9 +798,10 @@ static void test_migration_v1(void **state)
 	store_close(st);
 
 	db = raw_open(path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), STORE_APPLICATION_ID);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info('evals') WHERE name = 'worker'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM meta WHERE key = 'migrated_v3'"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
 	                             "('evals_campaign', 'evals_ok', 'claims_owner')"), 3);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM meta WHERE key = 'migrated_v2'"), 1);
@@ -836,6 +838,142 @@ static void test_migration_v1(void **state)
 	sqlite3_close(db2);
 	free(fresh);
 
+	arena_free(&a);
+	free(path);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* The v2 step exactly as a v2 cake applied it on top of V1_SQL (frozen: never edit). */
+static const char V2_SQL[] =
+	"ALTER TABLE evals ADD COLUMN worker TEXT;\n"
+	"CREATE INDEX evals_campaign ON evals(campaign, time_ms);\n"
+	"CREATE INDEX evals_ok ON evals(kernel, shape, median_us) WHERE verdict = 'ok';\n"
+	"CREATE INDEX claims_owner ON claims(owner);\n"
+	"INSERT INTO meta VALUES('created_v2', 'cake 0.1.0 at 1700000000000 ms');\n"
+	"PRAGMA user_version = 2;\n";
+
+/* A v2 store with a hang and a rejection gains the gate tables; old rows read
+ * back, a gate run and its impact rows go in and come out, and the migrated
+ * schema is a fresh store's. */
+static void test_migration_v2(void **state)
+{
+	char *dir = mk_tmpdir();
+	char *path = path_in(dir, "v2.db");
+	char id[STORE_ID_LEN + 1];
+	store_hash_text("kernel hang target sm_90a\n", id);
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	raw_exec(db, V1_SQL);
+	raw_exec(db, V2_SQL);
+	char sql[2048];
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO candidates VALUES('%s', 'kernel hang target sm_90a\n', 'kmeans_assign', NULL, 'human', 1700000000000);"
+	         "INSERT INTO evals(cand, kernel, shape, seed, compiler, verifier, cost_model, tactics, harness, verdict,"
+	         " message, gpu_s, time_ms, worker) VALUES('%s', 'hang', 'N=256', 1, '0.1.0', 'v1-00000001', '', '',"
+	         " 'compiler=0.1.0;verifier=v1-00000001;cost=;tactics=', 'hang', 'watchdog', 10.5, 1700000000500, 'gpu:1');",
+	         id, id);
+	raw_exec(db, sql);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	sqlite3_close(db);
+
+	Store *st = open_ok(path);
+	assert_int_equal(store_schema_version(st), 3);
+	Arena a;
+	arena_init(&a);
+	StoreEval *v;
+	int n = 0;
+	StoreFilter f = {.verdict = "hang"};
+	assert_int_equal(store_list_evals(st, &f, &a, &v, &n), STORE_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].worker, "gpu:1");
+	assert_true(v[0].gpu_s == 10.5);
+	StoreGateRun *runs;
+	assert_int_equal(store_list_gate_runs(st, 0, &a, &runs, &n), STORE_OK);
+	assert_int_equal(n, 0);   /* a migrated store has no gate history yet */
+
+	/* a gate run: the v2 register rule rejects what hung */
+	StoreHarness now = {"0.2.0", "v1-00000002", "", ""};
+	StoreGateRun run = {.harness = now, .items = 1, .worker = "ci:7", .time_ms = 1700000001000};
+	StoreImpact row = {.cand = id, .kernel = "hang", .shape = "N=0256", .eval = v[0].id,
+	                   .old_harness = v[0].harness_key, .old_outcome = STORE_OUT_ACCEPTED,
+	                   .new_outcome = STORE_OUT_REJECTED, .new_rule = "CK-RES-002", .rule = "CK-RES-002",
+	                   .impact = STORE_IMP_TRUE_POSITIVE, .gpu_verdict = STORE_V_HANG,
+	                   .message = "roles need 64512 registers"};
+	int64_t rid = 0;
+	assert_int_equal(store_add_gate_run(st, &run, &row, 1, &rid), STORE_OK);
+	assert_true(rid > 0);
+	/* a bad row refuses the whole run: nothing is written */
+	StoreImpact bad = row;
+	bad.cand = "0123456789abcdef0123456789abcdef";   /* no such candidate */
+	StoreImpact two[2] = {row, bad};
+	assert_int_equal(store_add_gate_run(st, &run, two, 2, NULL), STORE_INVALID);
+	assert_non_null(strstr(store_errmsg(st), "impact row 1"));
+	bad = row;
+	bad.impact = STORE_IMP_NONE;
+	assert_int_equal(store_add_gate_run(st, &run, &bad, 1, NULL), STORE_INVALID);
+	assert_int_equal(store_list_gate_runs(st, 0, &a, &runs, &n), STORE_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(runs[0].id, rid);
+	assert_int_equal(runs[0].items, 1);
+	assert_int_equal(runs[0].changed, 1);
+	assert_string_equal(runs[0].harness.verifier, "v1-00000002");
+	assert_string_equal(runs[0].worker, "ci:7");
+	StoreImpact *im;
+	assert_int_equal(store_list_impact(st, "ABC", 0, &a, &im, &n), STORE_NOT_FOUND);
+	char pre[9];
+	snprintf(pre, sizeof pre, "%.8s", id);
+	assert_int_equal(store_list_impact(st, pre, 0, &a, &im, &n), STORE_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(im[0].shape, "N=256");
+	assert_int_equal(im[0].run, rid);
+	assert_true(im[0].run_ms == 1700000001000);
+	assert_string_equal(im[0].run_harness, "compiler=0.2.0;verifier=v1-00000002;cost=;tactics=");
+	assert_string_equal(im[0].old_harness, "compiler=0.1.0;verifier=v1-00000001;cost=;tactics=");
+	assert_int_equal(im[0].old_outcome, STORE_OUT_ACCEPTED);
+	assert_int_equal(im[0].new_outcome, STORE_OUT_REJECTED);
+	assert_null(im[0].old_rule);
+	assert_string_equal(im[0].rule, "CK-RES-002");
+	assert_int_equal(im[0].impact, STORE_IMP_TRUE_POSITIVE);
+	assert_int_equal(im[0].gpu_verdict, STORE_V_HANG);
+	assert_int_equal(im[0].eval, v[0].id);
+	assert_int_equal(store_list_impact(st, NULL, rid + 1, &a, &im, &n), STORE_OK);
+	assert_int_equal(n, 0);
+	/* names round-trip */
+	for (int k = 1; k < STORE_NIMPACT; k++)
+		assert_int_equal(store_impact_parse(store_impact_name((StoreImpactKind)k)), k);
+	for (int o = 1; o < STORE_NOUTCOME; o++)
+		assert_int_equal(store_outcome_parse(store_outcome_name((StoreOutcome)o)), o);
+	assert_int_equal(store_outcome_parse("maybe"), STORE_OUT_NONE);
+	store_close(st);
+
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM meta WHERE key = 'migrated_v3'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM meta WHERE key = 'migrated_v2'"), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM gate_impact"), 1);
+	char *ic = raw_text(db, "PRAGMA integrity_check");
+	assert_string_equal(ic, "ok");
+	free(ic);
+	char *fresh = path_in(dir, "fresh.db");
+	store_close(open_ok(fresh));
+	sqlite3 *db2 = raw_open(fresh);
+	const char *qs[] = {
+		"SELECT group_concat(name || ':' || type || ':' || \"notnull\", ',') FROM "
+		"(SELECT * FROM pragma_table_info('gate_impact') ORDER BY cid)",
+		"SELECT group_concat(name || ':' || type || ':' || \"notnull\", ',') FROM "
+		"(SELECT * FROM pragma_table_info('gate_runs') ORDER BY cid)",
+		"SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master ORDER BY name)",
+	};
+	for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+		char *c1 = raw_text(db, qs[i]), *c2 = raw_text(db2, qs[i]);
+		assert_string_equal(c1, c2);
+		free(c1);
+		free(c2);
+	}
+	sqlite3_close(db);
+	sqlite3_close(db2);
+	free(fresh);
 	arena_free(&a);
 	free(path);
 	rm_rf(dir);
@@ -973,9 +1111,12 @@ static void test_refuse_newer(void **state)
 	add_cand(st, "kernel k target sm_90a\n", "f", id);
 	store_close(st);
 	sqlite3 *db = raw_open(path);
-	raw_exec(db, "PRAGMA user_version = 3");
+	char sql[64], want[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION + 1);
+	raw_exec(db, sql);
 	sqlite3_close(db);   /* last connection: checkpointed into the file */
-	expect_refusal(path, STORE_TOO_NEW, "schema version 3 is newer");
+	snprintf(want, sizeof want, "schema version %d is newer", STORE_SCHEMA_VERSION + 1);
+	expect_refusal(path, STORE_TOO_NEW, want);
 	/* a Cake id with version 0 is damaged, not empty */
 	db = raw_open(path);
 	raw_exec(db, "PRAGMA user_version = 0");
@@ -1592,6 +1733,7 @@ int main(void)
 		cmocka_unit_test(test_eval_insert_find),
 		cmocka_unit_test(test_diagnostics),
 		cmocka_unit_test(test_migration_v1),
+		cmocka_unit_test(test_migration_v2),
 		cmocka_unit_test(test_refuse_not_sqlite),
 		cmocka_unit_test(test_refuse_foreign),
 		cmocka_unit_test(test_refuse_newer),
