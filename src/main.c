@@ -46,6 +46,12 @@ static const struct Command {
 	 "           [--seed S] [--input FILE] [--check-rows N] [--no-check] [--kernels DIR]\n"
 	 "           [--update auto|sorted|atomic] [--device N] [--format=text|json]\n"
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
+	{"kda", cmd_kda,
+	 "kda [--shape B=..,H=..,T=..] [--mode decode|prefill] [--state f32|bf16] [--seqlens a,b,c]\n"
+	 "           [--lower-bound L] [--kernel FILE[:NAME]] [--iters N] [--check-heads N] [--no-check]\n"
+	 "           [--no-graph] [--seed S] [--device N] [--format=text|json]\n"
+	 "      one Kimi Delta Attention layer (decode step or prefill) on the GPU with the kernels/kda\n"
+	 "      kernels, checked against the float64 recurrence, timed (decode from a CUDA graph)"},
 	{"eval", cmd_eval,
 	 "eval FILE --shape NAME=V,... [--kernel NAME] [--store PATH] [--force] [--dry-run]\n"
 	 "           [--seed N] [--iters N] [--timeout SEC] [--no-time] [--campaign NAME] [--origin ORIGIN]\n"

@@ -7,6 +7,8 @@
 # tests/run_golden.sh (diagnostic golden files and the clean-corpus check),
 # then tests/lower/run.sh (generated-CUDA goldens; every corpus kernel that
 # lowers compiles to an sm_90a cubin through NVRTC with zero spills), then
+# tests/lower/emu.sh (the SIMT KDA kernels executed on the CPU emulator and
+# checked against the float64 oracle), then
 # every tests/cli/*.sh (command-line behaviour and robustness).
 #
 # Counting is honest: cmocka's own "[  PASSED  ] N test(s)" and
@@ -111,6 +113,7 @@ if [ ! -x "$CAKE" ]; then
 else
 	run_script "golden" tests/run_golden.sh
 	run_script "lowering" tests/lower/run.sh
+	run_script "emulation" tests/lower/emu.sh
 	for t in tests/cli/*.sh; do
 		[ -f "$t" ] || continue
 		run_script "cli $(basename "$t" .sh)" "$t"

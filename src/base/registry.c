@@ -333,9 +333,16 @@ R("CK-RES-008", CAT_CONTRACT, SEV_ERROR, 1, "transaction bytes per phase",
   "TMA bytes signalling one barrier per phase must fit."),
 R("CK-RES-009", CAT_CONTRACT, SEV_WARNING, 1, "fragments exceed the role's register budget",
   "Sums the 32-bit registers per thread that a role's fragments need (elements x size / 4 / "
-  "threads holding them: all the role's threads for a split fragment, one warpgroup's for an "
-  "unsplit one, which every warpgroup replicates) and compares with the role's `regs`; more "
-  "means certain spills (fragment lifetimes are not modelled, so it is a warning)."),
+  "threads holding them: all the role's threads for a split fragment or a thread tile, one "
+  "warpgroup's for an unsplit one, which every warpgroup replicates) and compares with the "
+  "role's `regs`; more means certain spills (fragment lifetimes are not modelled, so it is a "
+  "warning)."),
+R("CK-RES-010", CAT_CONTRACT, SEV_ERROR, 1, "thread tile does not divide over its role",
+  "A thread tile `frag T: DT[R, C] in ROLE lanes L` gives each warp of the role 32 / L rows at "
+  "a time (L lanes per row), so the role's W warps cover W * 32 / L rows per pass and every "
+  "thread holds R / (W * 32 / L) rows of C / L columns. R must be a multiple of W * 32 / L, or "
+  "some threads would hold rows that do not exist and others rows twice; the row vectors of "
+  "the tile (its rowsum, a rows() operand) are laid out the same way."),
 R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 2, "fragment used before initialisation",
   "`wgmma acc += ...` / `mma acc += ...` accumulates into acc, and an assignment such as "
   "`o = o * rows(alpha)` reads its own target; unless the role first initialises the fragment "
@@ -554,6 +561,14 @@ R("CK-SEM-044", CAT_LANGUAGE, SEV_ERROR, 1, "parameters do not fit the family",
   "kernel that names a family whose parameter contract it does not meet is rejected before "
   "anything runs, naming the parameter and what the family expects, because the family's "
   "oracle would otherwise read the wrong buffers."),
+R("CK-SEM-045", CAT_LANGUAGE, SEV_ERROR, 1, "bad thread tile",
+  "`frag T: DT[R, C] in ROLE lanes L` declares a thread tile: a rank-2 fragment for plain SIMT "
+  "work whose rows are dealt to the role's warps and whose every row is spread over L "
+  "consecutive lanes, C / L contiguous columns per lane (so a row load is one coalesced, "
+  "vectorised access per lane and a row reduction is log2(L) shuffles). L must be a power of "
+  "two that divides C so that the lanes of a row form an aligned group; the tile is already "
+  "spread over every thread, so it cannot also be `split`; and its layout is not a tensor-core "
+  "layout, so it cannot be a wgmma or mma accumulator or operand."),
 R("CK-SYN-001", CAT_LANGUAGE, SEV_ERROR, 1, "unexpected token",
   "The parser expected a specific token or construct (named in the message with its "
   "context) and found another; it recovers at the next declaration or statement keyword so "

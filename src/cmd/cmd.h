@@ -34,6 +34,7 @@ int cmd_rules(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_kmeans(int argc, char **argv);
+int cmd_kda(int argc, char **argv);
 int cmd_families(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_tactics(int argc, char **argv);

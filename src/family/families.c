@@ -14,6 +14,7 @@
 
 extern const Family family_gemm;
 extern const Family family_kmeans_assign, family_kmeans_divide, family_kmeans_segmented, family_kmeans_segsum;
+extern const Family family_kda, family_kda_decode;
 
 static const Family *const builtin[] = {
 	&family_gemm,               /* gemm.c */
@@ -21,6 +22,8 @@ static const Family *const builtin[] = {
 	&family_kmeans_divide,      /* kmeans.c */
 	&family_kmeans_segmented,   /* kmeans.c */
 	&family_kmeans_segsum,      /* kmeans.c */
+	&family_kda,                /* kda.c */
+	&family_kda_decode,         /* kda.c */
 };
 
 FamilyTable family_builtin(void)

@@ -57,6 +57,7 @@ typedef struct FamRun {
 	int check_rows;             /* rows/points sampled by oracles that sample */
 	int nthreads;               /* CPU threads an oracle may use */
 	void *state;                /* the family's own data between inputs and check */
+	const double *scalars;      /* scalar parameter values per Kernel.params index (NULL: unknown) */
 } FamRun;
 
 /* The result of a family check. Fixed size and pointer-free: it crosses the

@@ -218,6 +218,8 @@ struct Decl {
 	const char *owner;    /* role name */
 	Span owner_span;
 	SplitKind split;
+	int lanes;            /* `lanes L`: a thread tile, each row over L lanes (0: not a tile) */
+	Span lanes_span;
 	/* sema */
 	Sym *ring_sym, *owner_sym;
 	Sym **producer_syms, **consumer_syms;

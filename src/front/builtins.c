@@ -60,6 +60,7 @@ static const Builtin TABLE[BI__COUNT] = {
 	CAST("i64", BI_CAST_I64, DT_I64),
 	CAST("bool", BI_CAST_BOOL, DT_BOOL),
 	{ "fetch_add", BI_FETCH_ADD, 2, 2, 1, BR_FETCH, DT_NONE, "fetch_add(G[.., idx], v) -> values of G before the atomic add of v (one per element of idx)" },
+	{ "sum", BI_SUM, 1, 1, 1, BR_SUM, DT_NONE, "sum(x [M] or [M,N]) -> the sum of every element, a scalar (fragment math only)" },
 };
 
 /* Builtin table lookup by exact name. */

@@ -46,6 +46,10 @@
  *                    (x float). For rank 1 the whole vector is normalised.
  *   BR_CAST          bf16 f16 f32 f8e4m3 i32 u32 i64 bool (x) -> x's shape in
  *                    the named dtype. The only way to change a dtype.
+ *   BR_SUM           sum(x [M] or [M,N]) -> scalar of x's dtype: the sum of every
+ *                    element of a fragment value (a full reduction; the result is the
+ *                    same in every thread of the role). Only in fragment math: a let,
+ *                    a loop bound, a condition or a slice start cannot read fragments.
  *   BR_FETCH         fetch_add(G[.., idx], v) -> the values G held before
  *                    adding v: G a global i32/u32/f32 tensor indexed by point
  *                    indices, of which at most one is a scatter index (an
@@ -69,7 +73,7 @@
 typedef enum BuiltinRule {
 	BR_UNARY_FLOAT, BR_BINARY, BR_WHERE, BR_ROW_REDUCE, BR_COL_REDUCE,
 	BR_ROW_ARG, BR_CUMSUM, BR_TRI, BR_TRISOLVE, BR_TOPK,
-	BR_BCAST_ROWS, BR_BCAST_COLS, BR_INDEX, BR_L2NORM, BR_CAST, BR_FETCH,
+	BR_BCAST_ROWS, BR_BCAST_COLS, BR_INDEX, BR_L2NORM, BR_CAST, BR_FETCH, BR_SUM,
 } BuiltinRule;
 
 /* Builtin identifiers, one per table row (Sym.index of a SYM_BUILTIN). */
@@ -84,6 +88,7 @@ typedef enum BuiltinId {
 	BI_CAST_BF16, BI_CAST_F16, BI_CAST_F32, BI_CAST_F8E4M3,
 	BI_CAST_I32, BI_CAST_U32, BI_CAST_I64, BI_CAST_BOOL,
 	BI_FETCH_ADD,
+	BI_SUM,
 	BI__COUNT
 } BuiltinId;
 

@@ -993,6 +993,11 @@ static void parse_frag(Parser *p, Decl *d)
 			     "expected 'm' or 'n' after 'split', found %s", tok_desc(p, t));
 		}
 	}
+	if (at_kw(p, "lanes")) {   /* a thread tile: each row spread over L lanes (LANGUAGE.md 4.11) */
+		d->lanes_span = advance(p).span;
+		int v = expect_int(p, "lanes per row", "after 'lanes'", 1, 32);
+		d->lanes = v > 0 ? v : 0;
+	}
 }
 
 /* One declaration; the leader keyword is current. */

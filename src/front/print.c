@@ -345,6 +345,8 @@ static void print_decl(StrBuf *b, const Decl *d)
 			sb_puts(b, " split m");
 		else if (d->split == SPLIT_N)
 			sb_puts(b, " split n");
+		if (d->lanes)
+			sb_printf(b, " lanes %d", d->lanes);
 		break;
 	}
 }

@@ -114,6 +114,7 @@ void sema_loc_sym(Diag *d, Sym *y)
 
 /* ---- symbols and scopes ---- */
 
+static void check_tile(Sema *s, Decl *d);
 static Sym *find_in(Vec *v, const char *name)
 {
 	if (!name)
@@ -596,6 +597,8 @@ static void check_decls(Sema *s)
 				diag_set(&dg->resource, "%s", d->name);
 				diag_set(&dg->hint, "split n divides columns and needs rank 2; use split m or no split");
 			}
+			if (d->lanes)
+				check_tile(s, d);
 			break;
 		case D_FAMILY:
 			break;   /* in the kernel header (check_family) */
@@ -756,6 +759,43 @@ static Expr *mm_operand(Expr *e, bool *trans)
 	return e;
 }
 
+/* A thread tile (`frag T: DT[R, C] in ROLE lanes L`, LANGUAGE.md 4.11): rank 2,
+ * L a power of two dividing C, never split. */
+static void check_tile(Sema *s, Decl *d)
+{
+	const char *why = NULL;
+	char buf[160];
+	if (d->rank != 2)
+		why = "a thread tile (`lanes`) has rank 2: rows over warps, each row over L lanes";
+	else if (d->split != SPLIT_NONE)
+		why = "a thread tile is spread over every thread of its role already; it cannot also be `split`";
+	else if (d->lanes & (d->lanes - 1))
+		why = "`lanes` must be a power of two (1, 2, 4, 8, 16 or 32) so that the lanes of a row form an aligned group of a warp";
+	else if (d->shape[1] && d->shape[1]->is_const && d->shape[1]->cval % d->lanes) {
+		snprintf(buf, sizeof buf, "`lanes %d` does not divide the %lld columns of '%s'; every lane holds the same number of columns",
+		         d->lanes, d->shape[1]->cval, d->name);
+		why = buf;
+	}
+	if (!why)
+		return;
+	Diag *dg = sema_err(s, "CK-SEM-045", d->lanes_span, "fragment '%s': %s", d->name, why);
+	diag_set(&dg->resource, "%s", d->name);
+	diag_set(&dg->hint, "write e.g. `frag S: f32[32, 128] in ROLE lanes 32` (one row per warp at a time, 4 columns per lane)");
+}
+
+/* A thread tile as an MMA accumulator or operand: its layout is not the MMA's. */
+static bool tile_operand(Sema *s, Sym *y, Span sp, const char *op)
+{
+	if (!y || y->kind != SYM_FRAG || !y->decl || !y->decl->lanes)
+		return false;
+	Diag *d = sema_err(s, "CK-SEM-045", sp, "%s cannot use thread tile '%s' (declared with `lanes`): tensor-core operands and accumulators have the MMA's register layout",
+	                   op, y->name);
+	sema_loc_sym(d, y);
+	diag_related(d, y->decl->span, "'%s' declared here", y->name);
+	diag_set(&d->hint, "declare the fragment without `lanes`, or move the tile through shared memory");
+	return true;
+}
+
 static void check_mma(Sema *s, Stmt *st)
 {
 	const char *op = st->kind == S_WGMMA ? "wgmma" : "mma";
@@ -770,7 +810,7 @@ static void check_mma(Sema *s, Stmt *st)
 	Expr *ops[2] = { a, b };
 	bool tr[2] = { ta, tb };
 	Type T[2];
-	bool ok = acc != NULL;
+	bool ok = acc != NULL && !tile_operand(s, acc, st->dst->span, op);
 	for (int i = 0; i < 2; i++) {
 		Expr *x = ops[i];
 		const char *nm = i ? "b" : "a";
@@ -787,6 +827,10 @@ static void check_mma(Sema *s, Stmt *st)
 			continue;
 		}
 		x->sym = y;
+		if (tile_operand(s, y, x->span, op)) {
+			ok = false;
+			continue;
+		}
 		bool frag_ok = i == 0 || st->kind == S_MMA;
 		if (y->kind == SYM_SMEM || (y->kind == SYM_FRAG && frag_ok)) {
 			sema_use_sym(s, y, x->span, false);
@@ -1034,6 +1078,14 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 	}
 	case S_LET: {
 		bool ok = sema_check_expr(s, st->src);
+		if (ok && st->src->type.rank == 0) {
+			char what[96];
+			snprintf(what, sizeof what, "`let %s`", st->name ? st->name : "?");
+			if (sema_uniform_err(s, st->src, what)) {
+				st->src->type.dt = DT_NONE;
+				ok = false;
+			}
+		}
 		if (ok && st->src->type.rank != 0) {
 			Diag *d = sema_err(s, "CK-SEM-037", st->src->span, "`let %s` binds a scalar, but the value has shape %s",
 			                   st->name, sema_shape_str(s, &st->src->type));

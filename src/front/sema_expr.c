@@ -407,10 +407,36 @@ static bool check_ident(Sema *s, Expr *e)
 	}
 }
 
+const Expr *sema_frag_read(const Expr *e)
+{
+	if (!e)
+		return NULL;
+	if (e->kind == E_IDENT && e->sym && e->sym->kind == SYM_FRAG)
+		return e;
+	const Expr *r = sema_frag_read(e->lhs);
+	if (!r)
+		r = sema_frag_read(e->rhs);
+	for (int i = 0; !r && i < e->nargs; i++)
+		r = sema_frag_read(e->args[i]);
+	return r;
+}
+
+bool sema_uniform_err(Sema *s, const Expr *e, const char *what)
+{
+	const Expr *f = sema_frag_read(e);
+	if (!f)
+		return false;
+	Diag *d = sema_err(s, "CK-SEM-037", f->span, "%s is uniform over the role and cannot read fragment '%s'", what, f->name);
+	diag_set(&d->hint, "a reduction such as sum(%s) is a value in fragment math; keep it in a fragment expression", f->name);
+	return true;
+}
+
 /* Check an integer scalar (slice start, loop bound, ...). */
 bool sema_need_int(Sema *s, Expr *e, const char *what)
 {
 	if (!sema_check_expr(s, e))
+		return false;
+	if (e->type.rank == 0 && sema_uniform_err(s, e, what))
 		return false;
 	if (e->type.rank != 0) {
 		Diag *d = sema_err(s, "CK-SEM-037", e->span, "%s must be a scalar, but it has shape %s",
@@ -431,6 +457,8 @@ bool sema_need_int(Sema *s, Expr *e, const char *what)
 bool sema_need_bool(Sema *s, Expr *e, const char *what, bool scalar)
 {
 	if (!sema_check_expr(s, e))
+		return false;
+	if (scalar && e->type.rank == 0 && sema_uniform_err(s, e, what))
 		return false;
 	if (scalar && e->type.rank != 0) {
 		Diag *d = sema_err(s, "CK-SEM-037", e->span, "%s must be a scalar, but it has shape %s",
@@ -854,6 +882,19 @@ static bool check_call(Sema *s, Expr *e)
 		if (!arg_float(s, b, a[0], false))
 			return false;
 		e->type = a[0]->type;
+		return true;
+	case BR_SUM:
+		if (shape_open(&a[0]->type) || a[0]->type.rank < 1 || a[0]->type.rank > 2 || a[0]->type.space != SP_FRAG) {
+			Diag *d = sema_err(s, "CK-SEM-035", a[0]->span, "sum() reduces a fragment value of rank 1 or 2, but its argument has shape %s",
+			                   sema_shape_str(s, &a[0]->type));
+			diag_set(&d->hint, "%s", b->doc);
+			return false;
+		}
+		if (a[0]->type.dt == DT_BOOL) {
+			sema_err(s, "CK-SEM-035", a[0]->span, "sum() needs a numeric argument, not bool");
+			return false;
+		}
+		e->type = scalar_type(a[0]->type.dt);
 		return true;
 	case BR_CAST:
 		e->type = a[0]->type;

@@ -92,6 +92,11 @@ bool sema_check_expr(Sema *s, Expr *e);
 bool sema_const_value(Sema *s, Sym *y);
 /* Type e and require an integer scalar (`what` names it in messages). */
 bool sema_need_int(Sema *s, Expr *e, const char *what);
+/* The first fragment name read in e (after checking), or NULL. */
+const Expr *sema_frag_read(const Expr *e);
+/* Report CK-SEM-037 when the scalar e (`what`: a let, a bound, a condition)
+ * reads a fragment, e.g. through sum(); true when reported. */
+bool sema_uniform_err(Sema *s, const Expr *e, const char *what);
 /* Type e and require a boolean (a scalar one when scalar). */
 bool sema_need_bool(Sema *s, Expr *e, const char *what, bool scalar);
 /* Type a reference base[slices] to a global param or smem buffer (e->type = slice type). */

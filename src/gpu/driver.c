@@ -15,6 +15,14 @@
  * CUtensorMap is 128 opaque bytes aligned to 64, and the launch config for
  * cuLaunchKernelEx is re-declared with the same layout as cuda.h (a 64-byte
  * attribute value union after an 8-byte id slot).
+ *
+ * CUDA graphs: gpu_graph_begin() captures what is then enqueued on g->stream
+ * (a stream of Cake's own, gpu_stream_create: the legacy stream cannot be
+ * captured) until gpu_graph_end(), which instantiates it; gpu_graph_launch()
+ * replays it. A decode step is a few microseconds of kernel, so per-call
+ * launch overhead would dominate a timing of single launches; a graph of
+ * many launches times the kernels themselves (what ANCHORS.md's decode
+ * numbers are).
  */
 #include "gpu.h"
 
@@ -91,6 +99,16 @@ struct GpuApi {
 	CUresult (*EventElapsedTime)(float *, void *, void *);
 	CUresult (*TensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
 	                                 const uint32_t *, const uint32_t *, int, int, int, int);
+	/* streams and CUDA graphs (stream capture) */
+	CUresult (*StreamCreate)(void **, unsigned);
+	CUresult (*StreamDestroy)(void *);
+	CUresult (*StreamSynchronize)(void *);
+	CUresult (*StreamBeginCapture)(void *, int);
+	CUresult (*StreamEndCapture)(void *, void **);
+	CUresult (*GraphInstantiateWithFlags)(void **, void *, unsigned long long);
+	CUresult (*GraphLaunch)(void *, void *);
+	CUresult (*GraphExecDestroy)(void *);
+	CUresult (*GraphDestroy)(void *);
 };
 
 const char *gpu_no_driver_msg(void)
@@ -172,6 +190,15 @@ int gpu_open(GpuDev *g, int ordinal)
 	S(EventSynchronize, "cuEventSynchronize");
 	S(EventElapsedTime, "cuEventElapsedTime");
 	S(TensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+	S(StreamCreate, "cuStreamCreate");
+	S(StreamDestroy, "cuStreamDestroy_v2");
+	S(StreamSynchronize, "cuStreamSynchronize");
+	S(StreamBeginCapture, "cuStreamBeginCapture_v2");
+	S(StreamEndCapture, "cuStreamEndCapture");
+	S(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+	S(GraphLaunch, "cuGraphLaunch");
+	S(GraphExecDestroy, "cuGraphExecDestroy");
+	S(GraphDestroy, "cuGraphDestroy");
 #undef S
 	if (miss) {
 		snprintf(g->err, sizeof g->err,
@@ -359,6 +386,60 @@ int gpu_event_elapsed_ms(GpuDev *g, void *start, void *stop, float *ms)
 {
 	CK(g, "cuEventSynchronize", g->api->EventSynchronize(stop));
 	CK(g, "cuEventElapsedTime", g->api->EventElapsedTime(ms, start, stop));
+	return 0;
+}
+
+int gpu_stream_create(GpuDev *g, void **s)
+{
+	CK(g, "cuStreamCreate", g->api->StreamCreate(s, 0 /* CU_STREAM_DEFAULT: ordered with the legacy stream's copies */));
+	return 0;
+}
+
+int gpu_stream_destroy(GpuDev *g, void *s)
+{
+	if (s)
+		CK(g, "cuStreamDestroy", g->api->StreamDestroy(s));
+	return 0;
+}
+
+int gpu_stream_sync(GpuDev *g)
+{
+	CK(g, "cuStreamSynchronize", g->api->StreamSynchronize(g->stream));
+	return 0;
+}
+
+int gpu_graph_begin(GpuDev *g)
+{
+	if (!g->stream) {
+		snprintf(g->err, sizeof g->err, "cuStreamBeginCapture: the legacy stream cannot be captured; create a stream first (gpu_stream_create)");
+		return GPU_ERROR;
+	}
+	CK(g, "cuStreamBeginCapture", g->api->StreamBeginCapture(g->stream, 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */));
+	return 0;
+}
+
+int gpu_graph_end(GpuDev *g, void **exec)
+{
+	void *graph = NULL;
+	*exec = NULL;
+	CK(g, "cuStreamEndCapture", g->api->StreamEndCapture(g->stream, &graph));
+	CUresult r = g->api->GraphInstantiateWithFlags(exec, graph, 0);
+	g->api->GraphDestroy(graph);   /* the executable graph keeps what it needs */
+	if (r)
+		return fail(g, "cuGraphInstantiateWithFlags", r);
+	return 0;
+}
+
+int gpu_graph_launch(GpuDev *g, void *exec)
+{
+	CK(g, "cuGraphLaunch", g->api->GraphLaunch(exec, g->stream));
+	return 0;
+}
+
+int gpu_graph_destroy(GpuDev *g, void *exec)
+{
+	if (exec)
+		CK(g, "cuGraphExecDestroy", g->api->GraphExecDestroy(exec));
 	return 0;
 }
 

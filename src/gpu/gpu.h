@@ -160,6 +160,20 @@ int gpu_event_record(GpuDev *g, void *ev);
 /* Wait for `stop`, then *ms = time between the two recorded events. */
 int gpu_event_elapsed_ms(GpuDev *g, void *start, void *stop, float *ms);
 
+/* Streams and CUDA graphs (driver.c). A created stream (CU_STREAM_DEFAULT, so
+ * the synchronous copies still order with it) can be made g->stream; capture
+ * needs one. gpu_graph_begin starts capturing g->stream (relaxed mode),
+ * gpu_graph_end stops and instantiates the graph into *exec, gpu_graph_launch
+ * replays it on g->stream. */
+int gpu_stream_create(GpuDev *g, void **s);
+int gpu_stream_destroy(GpuDev *g, void *s);
+/* Wait for everything enqueued on g->stream. */
+int gpu_stream_sync(GpuDev *g);
+int gpu_graph_begin(GpuDev *g);
+int gpu_graph_end(GpuDev *g, void **exec);
+int gpu_graph_launch(GpuDev *g, void *exec);
+int gpu_graph_destroy(GpuDev *g, void *exec);
+
 /* Encode a tiled TMA descriptor: rank dims (innermost first) dims[],
  * byte strides of dims 1..rank-1 in strides[], box[] elements per dim,
  * swizzle GPU_SWZ_*, dtype GPU_TMAP_*. L2 promotion 256B, no OOB fill. */

@@ -144,7 +144,7 @@ RunVerdict run_refusal(const RunJob *j, char *err, size_t n)
 	if (!param_bufs(j, &L, b, err, n))
 		v = RUN_REFUSED;
 	else {
-		FamRun fr = {j->k, j->dimvals, b, j->o.seed, j->o.check_rows, 1, NULL};
+		FamRun fr = {j->k, j->dimvals, b, j->o.seed, j->o.check_rows, 1, NULL, j->scalars};
 		if (j->fam->refuse(&fr, err, n))
 			v = RUN_REFUSED;
 	}
@@ -269,7 +269,7 @@ static void child_run(const RunJob *j, RunReport *r, void *rec, size_t rec_bytes
 		if (cb.reset[i] == RESET_NONE || cb.reset[i] == RESET_UPLOAD)
 			run_fill_input(t->host, t->decl->dt, t->elems, o->seed + 0x9e37u * (uint64_t)(i + 1));
 	}
-	FamRun fr = {k, j->dimvals, cb.b, o->seed, o->check_rows, 1, NULL};
+	FamRun fr = {k, j->dimvals, cb.b, o->seed, o->check_rows, 1, NULL, j->scalars};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	fr.nthreads = (int)(ncpu > 0 ? ncpu : 1);
 	if (j->fam && j->fam->inputs && !j->fam->inputs(&fr, err, sizeof err)) {

@@ -69,7 +69,7 @@ bool rank_work(const Plan *p, const long long *dimvals, const Family *f, CostCou
 				if (!eval_expr(k->params[i]->shape[r], k, dimvals, &b[i].dims[r]))
 					b[i].dims[r] = 1;
 		}
-		FamRun fr = {k, dimvals, b, 0, 0, 1, NULL};
+		FamRun fr = {k, dimvals, b, 0, 0, 1, NULL, NULL};
 		w->flops = w->bytes = 0;
 		f->rates(&fr, &w->flops, &w->bytes);
 		w->source = f->name;

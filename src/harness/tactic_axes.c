@@ -291,6 +291,8 @@ static int call_shape(Axes *A, Expr *e, int *out)
 			return 1;
 		}
 		return fresh_shape(A, e, out);
+	case BR_SUM:
+		return 0;   /* a scalar: no axes */
 	case BR_TOPK:
 		if (rx == 2) {
 			out[0] = x[0];

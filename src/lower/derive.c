@@ -710,6 +710,19 @@ static bool lay_owner_has_acc(LayQ *q, int f)
 	return false;
 }
 
+/* The lanes of the thread tiles of the role owning frag f (0: it owns none; -1: they disagree). */
+static int lay_owner_lanes(LayQ *q, int f)
+{
+	const Decl *fd = q->frags->data[f];
+	int L = 0;
+	for (int j = 0; j < q->frags->len; j++) {
+		const Decl *od = q->frags->data[j];
+		if (od->rank == 2 && od->lanes && od->owner && fd->owner && strcmp(od->owner, fd->owner) == 0)
+			L = L == 0 || L == od->lanes ? od->lanes : -1;
+	}
+	return L;
+}
+
 static void lay_set(LayQ *q, int f, int l)
 {
 	if (f >= 0 && q->lay[f] < 0) {
@@ -718,13 +731,17 @@ static void lay_set(LayQ *q, int f, int l)
 	}
 }
 
+static void lay_push_reads(LayQ *q, const Expr *x, int l);
+
 /* Evidence inside an expression: rows(v), cols(v). */
 static void lay_expr(LayQ *q, const Expr *x)
 {
 	if (!x)
 		return;
-	if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0))
+	if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0)) {
 		lay_set(q, frag_num(q, x->args[0]), x->name[0] == 'r' ? FRAG_ROW : FRAG_COL);
+		lay_push_reads(q, x->args[0], x->name[0] == 'r' ? FRAG_ROW : FRAG_COL);   /* rows(f32(z)): z too */
+	}
 	lay_expr(q, x->lhs);
 	lay_expr(q, x->rhs);
 	for (int i = 0; i < x->nargs; i++)
@@ -740,7 +757,8 @@ static int lay_of_reads(LayQ *q, const Expr *x)
 	if (f >= 0)
 		return q->lay[f] == FRAG_ROW || q->lay[f] == FRAG_COL ? q->lay[f] : -1;
 	if (x->kind == E_CALL && x->name &&
-	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0))
+	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0 ||
+	     strcmp(x->name, "sum") == 0))   /* sum(): a scalar, whatever its argument's layout */
 		return -1;
 	int l = lay_of_reads(q, x->lhs);
 	if (l < 0)
@@ -762,7 +780,8 @@ static void lay_push_reads(LayQ *q, const Expr *x, int l)
 		return;
 	}
 	if (x->kind == E_CALL && x->name &&
-	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0))
+	    (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0 ||
+	     strcmp(x->name, "sum") == 0))   /* sum(): a scalar, whatever its argument's layout */
 		return;
 	lay_push_reads(q, x->lhs, l);
 	lay_push_reads(q, x->rhs, l);
@@ -818,9 +837,10 @@ static void lay_stmts(LayQ *q, Stmt **ss, int n)
 					int l = lay_of_reads(q, x);
 					if (l < 0 && has_row_reduction(x))
 						l = FRAG_ROW;
-					if (l >= 0)
+					if (l >= 0) {
 						lay_set(q, f, l);
-					else if (q->lay[f] >= 0)
+						lay_push_reads(q, x, l);   /* the other operands of the element-wise value too */
+					} else if (q->lay[f] >= 0)
 						lay_push_reads(q, x, q->lay[f]);
 				}
 			}
@@ -828,6 +848,61 @@ static void lay_stmts(LayQ *q, Stmt **ss, int n)
 		lay_stmts(q, s->body, s->nbody);
 		lay_stmts(q, s->els, s->nels);
 	}
+}
+
+/* The layout of a thread tile (FRAG_TILE) or of a vector of a role that owns
+ * tiles (FRAG_TROW, FRAG_TCOL), lower.h: rows dealt to the W warps, G = 32 / L
+ * rows per warp per pass, each row over L lanes, P = cols / L columns per lane.
+ * False after CK-LOW-009 when the role's tiles disagree on L, the role also owns
+ * accumulator tiles, or the extents do not divide. */
+static bool derive_tile_frag(Der *d, PlanFrag *f, const Decl *fd, const PlanRole *r, int L, int lay)
+{
+	if (L < 0) {
+		low_err(d, "CK-LOW-009", fd->span, "the thread tiles of role '%s' disagree on `lanes`; the sm_90a lowering needs one row layout per role", r->name);
+		return false;
+	}
+	for (int j = 0; j < d->m.nfrags; j++) {
+		const Decl *od = d->m.frags[j].d;
+		if (od->rank == 2 && !od->lanes && d->m.frags[j].role == f->role) {
+			Diag *g = low_err(d, "CK-LOW-009", fd->span, "role '%s' owns thread tiles (`lanes`) and the accumulator-layout fragment '%s'; the sm_90a lowering keeps the two kinds in different roles",
+			                  r->name, od->name);
+			diag_set(&g->hint, "give the tile work its own role, or declare '%s' with `lanes`", od->name);
+			return false;
+		}
+	}
+	int G = 32 / L, W = r->nwarps;
+	long long pass = (long long)W * G;
+	f->lanes = L;
+	f->layout = (FragLayout)lay;
+	f->mtiles = 0;
+	f->wg_rows = f->rows;
+	f->wg_cols = f->cols;
+	const char *why = NULL;
+	if (lay == FRAG_TILE) {
+		if (f->rows % pass || f->cols % L)
+			why = "its rows are not a multiple of the role's rows per pass (warps x 32 / lanes) or its columns of lanes";
+		else
+			f->regs_per_thread = (int)(f->rows / pass * (f->cols / L));
+	} else if (lay == FRAG_TROW) {
+		if (f->rows % pass)
+			why = "a row vector of the role's thread tiles needs a multiple of warps x 32 / lanes elements";
+		else
+			f->regs_per_thread = (int)(f->rows / pass);
+	} else {
+		if (f->rows % L)
+			why = "a column vector of the role's thread tiles needs a multiple of lanes elements";
+		else
+			f->regs_per_thread = (int)(f->rows / L);
+	}
+	if (!why && f->regs_per_thread > 255)
+		why = "it needs more than 255 registers per thread";
+	if (why) {
+		f->regs_per_thread = 0;
+		Diag *g = low_err(d, "CK-LOW-009", fd->span, "fragment '%s' has no thread-tile layout in role '%s' (%d warps, lanes %d): %s", fd->name, r->name, W, L, why);
+		diag_set(&g->hint, "rows per pass: %lld", pass);
+		return false;
+	}
+	return true;
 }
 
 static void derive_frags(Der *d)
@@ -841,7 +916,7 @@ static void derive_frags(Der *d)
 	int *lay = arena_alloc(&d->c->arena, sizeof(int) * (size_t)(v.len + 1));
 	for (int i = 0; i < v.len; i++) {
 		Decl *fd = v.data[i];
-		lay[i] = fd->rank == 2 ? FRAG_ACC : fd->split == SPLIT_M ? FRAG_ROW : -1;
+		lay[i] = fd->rank == 2 ? (fd->lanes ? FRAG_TILE : FRAG_ACC) : fd->split == SPLIT_M ? FRAG_ROW : -1;
 	}
 	LayQ q = {&v, lay, true};
 	for (int it = 0; q.changed && it < 64; it++) {
@@ -853,7 +928,10 @@ static void derive_frags(Der *d)
 	 * over the role's threads (FRAG_VEC) instead of replicated per quad. */
 	for (int i = 0; i < v.len; i++) {
 		Decl *fd = v.data[i];
-		if (fd->rank == 1 && lay[i] < 0 && !lay_owner_has_acc(&q, i))
+		int L = lay_owner_lanes(&q, i);
+		if (fd->rank == 1 && L != 0)   /* a role with thread tiles: the tile's row and column vectors */
+			lay[i] = lay[i] == FRAG_ROW ? FRAG_TROW : FRAG_TCOL;
+		else if (fd->rank == 1 && lay[i] < 0 && !lay_owner_has_acc(&q, i))
 			lay[i] = FRAG_VEC;
 	}
 	p->nfrags = v.len;
@@ -902,14 +980,20 @@ static void derive_frags(Der *d)
 			f->wg_cols = cols / nwg;
 		}
 		f->mtiles = f->wg_rows % d->ti->wgmma_m == 0 ? (int)(f->wg_rows / d->ti->wgmma_m) : 0;
-		if (fd->rank == 2) {
+		int L = lay_owner_lanes(&q, i);
+		if (L != 0 && !derive_tile_frag(d, f, fd, r, L, lay[i]))
+			continue;
+		if (L != 0) {
+			/* a thread tile or one of its vectors (derive_tile_frag) */
+		} else if (fd->rank == 2) {
 			f->layout = FRAG_ACC;
 			f->regs_per_thread = f->mtiles && f->wg_cols % 8 == 0 ? (int)(f->mtiles * f->wg_cols / 2) : 0;
 		} else if (lay[i] == FRAG_ROW) {
 			f->layout = FRAG_ROW;
-			/* rows are split over warpgroups like the accumulator's; an unsplit
-			 * row vector of a multi-warpgroup role has no such layout */
-			f->regs_per_thread = f->mtiles && (fd->split == SPLIT_M || nwg == 1) ? 2 * f->mtiles : 0;
+			/* rows are split over warpgroups like the accumulator's; an unsplit row
+			 * vector of a multi-warpgroup role is replicated: every warpgroup holds
+			 * every row, like the rows of an unsplit or `split n` tile */
+			f->regs_per_thread = f->mtiles ? 2 * f->mtiles : 0;
 		} else if (lay[i] == FRAG_VEC) {
 			/* spread over the role's threads: P = ceil(len / threads) contiguous elements each */
 			f->layout = FRAG_VEC;
@@ -1255,6 +1339,16 @@ void plan_print(StrBuf *out, const Plan *p)
 			else if (f->layout == FRAG_VEC)
 				sb_printf(out, "  %-8s %s[%lld] in %s: thread vector, %d contiguous elements per thread of the role\n", f->name,
 				          dtype_name(f->dt), f->rows, role, f->regs_per_thread);
+			else if (f->layout == FRAG_TILE)
+				sb_printf(out, "  %-8s %s[%lld, %lld] in %s: thread tile, rows over %d warps x %d per pass, each row over %d lanes (%lld columns per lane), %d regs/thread\n",
+				          f->name, dtype_name(f->dt), f->rows, f->cols, role, p->roles[f->role].nwarps, 32 / f->lanes, f->lanes,
+				          f->cols / f->lanes, f->regs_per_thread);
+			else if (f->layout == FRAG_TROW)
+				sb_printf(out, "  %-8s %s[%lld] in %s: thread-tile row vector, %d regs/thread (the %d lanes of a row hold the same values)\n",
+				          f->name, dtype_name(f->dt), f->rows, role, f->regs_per_thread, f->lanes);
+			else if (f->layout == FRAG_TCOL)
+				sb_printf(out, "  %-8s %s[%lld] in %s: thread-tile column vector, %d contiguous columns per lane (replicated over rows)\n",
+				          f->name, dtype_name(f->dt), f->rows, role, f->regs_per_thread);
 			else
 				sb_printf(out, "  %-8s %s[%lld] in %s%s: column vector, %lld columns, %d regs/thread\n", f->name, dtype_name(f->dt), f->rows,
 				          role, split, f->wg_cols, f->regs_per_thread);

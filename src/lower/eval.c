@@ -145,21 +145,67 @@ static void expr_c(StrBuf *out, const Expr *e, const Kernel *k, int ctx)
 			sb_putc(out, ')');
 		return;
 	}
-	case E_CALL:
-		if (e->name && (strcmp(e->name, "min") == 0 || strcmp(e->name, "max") == 0) && e->nargs == 2) {
-			sb_printf(out, "%s(", e->name);
-			expr_c(out, e->args[0], k, 0);
-			sb_puts(out, ", ");
-			expr_c(out, e->args[1], k, 0);
-			sb_putc(out, ')');
-			return;
+	case E_CALL: {
+		StrBuf a[2] = {{0}, {0}};
+		const char *args[2] = {"", ""};
+		for (int i = 0; i < e->nargs && i < 2; i++) {
+			expr_c(&a[i], e->args[i], k, 0);
+			args[i] = sb_str(&a[i]);
 		}
-		sb_printf(out, "/* unsupported call %s */ 0", e->name ? e->name : "?");
+		if (!lower_call_spell(out, e, args))
+			sb_printf(out, "/* unsupported call %s */ 0", e->name ? e->name : "?");
+		sb_free(&a[0]);
+		sb_free(&a[1]);
 		return;
+	}
 	default:
 		sb_puts(out, "/* unsupported expression */ 0");
 		return;
 	}
+}
+
+bool lower_scalar_call_ok(const Expr *e)
+{
+	static const char *const ok[] = {"min", "max", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "softplus", "abs",
+	                                 "tanh", "silu", "f32", "bf16", "f16", "i32", "u32", "i64", "bool"};
+	for (size_t i = 0; e && e->kind == E_CALL && e->name && i < NELEM(ok); i++)
+		if (strcmp(e->name, ok[i]) == 0)
+			return e->nargs == (i < 2 ? 2 : 1);
+	return false;
+}
+
+bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
+{
+	if (!lower_scalar_call_ok(e))
+		return false;
+	const char *n = e->name;
+	bool flt = e->type.dt == DT_F32 || e->type.dt == DT_BF16 || e->type.dt == DT_F16 || e->type.dt == DT_NONE;
+	static const struct { const char *ir, *c; } un[] = {
+		{"exp", "expf"}, {"exp2", "exp2f"}, {"log", "logf"}, {"log2", "log2f"}, {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
+	};
+	for (size_t i = 0; i < NELEM(un); i++)
+		if (strcmp(n, un[i].ir) == 0) {
+			sb_printf(out, "%s(%s)", un[i].c, a[0]);
+			return true;
+		}
+	if ((!strcmp(n, "min") || !strcmp(n, "max")) && flt && e->type.dt != DT_NONE)
+		sb_printf(out, "%s(%s, %s)", n[1] == 'i' ? "fminf" : "fmaxf", a[0], a[1]);
+	else if (!strcmp(n, "min") || !strcmp(n, "max"))   /* integers of mixed widths (int and a 64-bit let): no overload to pick */
+		sb_printf(out, "((%s) %s (%s) ? (%s) : (%s))", a[0], n[1] == 'i' ? "<" : ">", a[1], a[0], a[1]);
+	else if (!strcmp(n, "abs"))
+		sb_printf(out, "%s(%s)", flt ? "fabsf" : "abs", a[0]);
+	else if (!strcmp(n, "sigmoid"))
+		sb_printf(out, "(1.0f / (1.0f + expf(-(%s))))", a[0]);
+	else if (!strcmp(n, "silu"))
+		sb_printf(out, "((%s) / (1.0f + expf(-(%s))))", a[0], a[0]);
+	else if (!strcmp(n, "softplus"))   /* torch's threshold: x above 20 is its own softplus */
+		sb_printf(out, "((%s) > 20.0f ? (%s) : log1pf(expf(%s)))", a[0], a[0], a[0]);
+	else if (!strcmp(n, "bf16") || !strcmp(n, "f16"))
+		sb_printf(out, "%s((float)(%s))", n[0] == 'b' ? "round_bf16" : "round_f16", a[0]);
+	else
+		sb_printf(out, "((%s)(%s))", !strcmp(n, "f32") ? "float" : !strcmp(n, "i32") ? "int" : !strcmp(n, "u32") ? "u32" :
+		                             !strcmp(n, "i64") ? "long long" : "bool", a[0]);
+	return true;
 }
 
 void lower_expr_c(StrBuf *out, const Expr *e, const Kernel *k)

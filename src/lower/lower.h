@@ -148,8 +148,17 @@ typedef struct PlanTmap {
  *             over the role's threads in contiguous runs; role thread t (threadIdx.x
  *             - thread_lo) holds elements t*P .. t*P + P-1 at register index 0..P-1,
  *             P = regs_per_thread = ceil(len / role threads) (one element per thread
- *             for a 128-vector in 128 threads); threads past the end hold nothing. */
-typedef enum FragLayout { FRAG_ACC = 0, FRAG_ROW, FRAG_COL, FRAG_VEC } FragLayout;
+ *             for a 128-vector in 128 threads); threads past the end hold nothing;
+ *   FRAG_TILE rank 2, a thread tile (`lanes L`, src/lower/sm90_tile.c): with W the
+ *             role's warps, G = 32 / L row groups per warp and P = cols / L, thread
+ *             (warp w of the role, lane l) holds, for i in 0 .. rows / (W G) - 1, row
+ *             (i W + w) G + l / L, columns (l % L) P .. (l % L) P + P - 1, at index
+ *             i P + j; a row is L consecutive lanes, a warp G rows at a time;
+ *   FRAG_TROW rank 1 in a role that owns thread tiles, one value per tile row: index i
+ *             holds row (i W + w) G + l / L (the L lanes of a row hold the same value);
+ *   FRAG_TCOL rank 1 in such a role, one value per tile column: index j holds column
+ *             (l % L) P + j (every row group and warp holds the same values). */
+typedef enum FragLayout { FRAG_ACC = 0, FRAG_ROW, FRAG_COL, FRAG_VEC, FRAG_TILE, FRAG_TROW, FRAG_TCOL } FragLayout;
 
 typedef struct PlanFrag {
 	const char *name;
@@ -163,6 +172,7 @@ typedef struct PlanFrag {
 	int mtiles;                 /* wg_rows / 64: m64 wgmma tiles per warpgroup */
 	FragLayout layout;
 	int regs_per_thread;        /* registers per thread in that layout (0: not representable) */
+	int lanes;                  /* FRAG_TILE/TROW/TCOL: lanes per tile row (the role's tiles' L) */
 } PlanFrag;
 
 /* ---- kernel arguments, in launch order ---- */
@@ -322,6 +332,12 @@ bool eval_domain(const Kernel *k, const long long *dimvals, const char **failed_
  * the parentheses C precedence needs. Callers embedding it in a larger C
  * expression wrap it in parentheses. */
 void lower_expr_c(StrBuf *out, const Expr *e, const Kernel *k);
+/* A builtin call the scalar spelling handles: min/max, the unary float
+ * builtins (exp ... silu, softplus with torch's threshold of 20) and casts. */
+bool lower_scalar_call_ok(const Expr *e);
+/* The C text of such a call with its arguments already spelled (a[0], a[1]);
+ * false for any other call. */
+bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a);
 
 /* ---- helpers shared by derive.c and sm90.c (not part of the runner ABI) ---- */
 

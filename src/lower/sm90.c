@@ -173,9 +173,13 @@ static const Expr *scalar_bad(Em *e, const Expr *x)
 		return b ? b : scalar_bad(e, x->rhs);
 	}
 	case E_CALL:
-		if (x->name && (strcmp(x->name, "min") == 0 || strcmp(x->name, "max") == 0) && x->nargs == 2) {
-			const Expr *b = scalar_bad(e, x->args[0]);
-			return b ? b : scalar_bad(e, x->args[1]);
+		if (lower_scalar_call_ok(x)) {   /* min/max, float math, casts */
+			for (int i = 0; i < x->nargs; i++) {
+				const Expr *b = scalar_bad(e, x->args[i]);
+				if (b)
+					return b;
+			}
+			return NULL;
 		}
 		return x;
 	default:
@@ -187,7 +191,7 @@ static char *cexpr(Em *e, const Expr *x)
 {
 	const Expr *bad = scalar_bad(e, x);
 	if (bad) {
-		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic, min/max and element reads G[i, j] of global tensors with one point index per dimension are)");
+		Diag *d = refuse(e, bad->span, "CK-LOW-002", "this expression is not lowered yet for sm_90a in a scalar context (only dims, consts, grid and loop variables, lets, scalar params, arithmetic, min/max, float math builtins, casts and element reads G[i, j] of global tensors with one point index per dimension are)");
 		diag_set(&d->hint, "compute the value from dims and loop variables, or wait for the primitive's lowering");
 		return arena_strdup(&e->c->arena, "0");
 	}
@@ -539,7 +543,7 @@ static const PlanFrag *frag_of(Em *e, const Expr *x)
 /* First accumulator-layout fragment read by x (NULL if none). */
 static const PlanFrag *find_acc(Em *e, const Expr *x)
 {
-	if (!x)
+	if (!x || (x->kind == E_CALL && x->name && strcmp(x->name, "sum") == 0))
 		return NULL;
 	const PlanFrag *f = frag_of(e, x);
 	if (f)
@@ -617,6 +621,28 @@ static bool fx_args(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 	return true;
 }
 
+/* A thread tile owned by the current role (its layout fixes the role's vectors), or NULL. */
+static const PlanFrag *tile_of_role(Em *e)
+{
+	for (int i = 0; i < e->p->nfrags; i++)
+		if (e->p->frags[i].role == e->role && e->p->frags[i].lanes)
+			return &e->p->frags[i];
+	return NULL;
+}
+
+/* The register index variable of a loop context. */
+static const char *fx_index(const Fx *c)
+{
+	if (c->ix)
+		return c->ix;
+	switch (c->lay) {
+	case FRAG_ACC: case FRAG_TILE: return "a_";
+	case FRAG_ROW: case FRAG_TROW: return "r_";
+	case FRAG_VEC: return "v_";
+	default: return "c_";
+	}
+}
+
 /* C text of element x at the current index of loop layout c->lay. */
 static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 {
@@ -628,15 +654,19 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			refuse(e, x->span, "CK-LOW-002", "fragment '%s' cannot be read here (another role's, or not representable in registers)", f->name);
 			return false;
 		}
+		long long want = c->n ? c->n : c->ref ? c->ref->rows : -1;   /* the length a tile vector must have */
 		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
 		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols) ||
-		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role))) {
+		    (f->layout == FRAG_ROW && c->ref && c->ref->layout == FRAG_ACC && f->mtiles != c->ref->mtiles) ||
+		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role)) ||
+		    (f->layout == FRAG_TILE && c->ref && (f->rows != c->ref->rows || f->cols != c->ref->cols)) ||
+		    ((f->layout == FRAG_TROW || f->layout == FRAG_TCOL) && want >= 0 && f->rows != want)) {
 			Diag *d = refuse(e, x->span, "CK-LOW-002", "fragment '%s' does not match the shape of this element-wise expression; broadcast a vector with rows(%s) or cols(%s)",
 			                 f->name, f->name, f->name);
 			diag_set(&d->resource, "%s", f->name);
 			return false;
 		}
-		sb_printf(o, "%s[%s]", f->name, c->lay == FRAG_ACC ? "a_" : c->lay == FRAG_ROW ? "r_" : c->lay == FRAG_VEC ? "v_" : "c_");
+		sb_printf(o, "%s[%s]", f->name, fx_index(c));
 		return true;
 	}
 	switch (x->kind) {
@@ -689,10 +719,32 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 		const char *n = x->name ? x->name : "?";
 		bool flt = fx_dtype(e, x) == DT_F32;
 		for (int i = 0; i < e->nred; i++)
-			if (e->red_expr[i] == x && c->lay == FRAG_ROW) {
-				sb_printf(o, "%s[r_]", e->red_name[i]);
+			if (e->red_expr[i] == x && (c->lay == FRAG_ROW || c->lay == FRAG_TROW || c->lay == FRAG_TCOL)) {
+				sb_printf(o, "%s[%s]", e->red_name[i], fx_index(c));
 				return true;
 			}
+		if (strcmp(n, "sum") == 0) {
+			for (int i = 0; i < e->nsum; i++)
+				if (e->sum_expr[i] == x) {
+					sb_puts(o, e->sum_name[i]);
+					return true;
+				}
+			refuse(e, x->span, "CK-LOW-002", "sum(...) is lowered for sm_90a only inside the value of a fragment assignment or a store");
+			return false;
+		}
+		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1 && c->lay == FRAG_TILE && c->ref) {
+			/* a broadcast over a thread tile: the vector expression at the element's row (i_) or column (j_) */
+			bool r = n[0] == 'r';
+			Fx sub = {r ? FRAG_TROW : FRAG_TCOL, NULL, r ? "i_" : "j_", r ? c->ref->rows : c->ref->cols};
+			return fx_emit(e, o, x->args[0], &sub);
+		}
+		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1 && c->lay == FRAG_ACC && c->ref && !frag_of(e, x->args[0])) {
+			/* a broadcast of a vector expression over an accumulator tile: the expression at the
+			 * element's row (mt_, h_) or column pair (j_, e_) */
+			bool r = n[0] == 'r';
+			Fx sub = {r ? FRAG_ROW : FRAG_COL, c->ref, r ? "mt_ * 2 + h_" : "2 * j_ + e_", 0};
+			return fx_emit(e, o, x->args[0], &sub);
+		}
 		if ((strcmp(n, "rows") == 0 || strcmp(n, "cols") == 0) && x->nargs == 1) {
 			const PlanFrag *v = frag_of(e, x->args[0]);
 			FragLayout want = n[0] == 'r' ? FRAG_ROW : FRAG_COL;
@@ -721,6 +773,14 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			}
 			if (c->lay == FRAG_VEC && ref && row) {   /* a thread vector: the element's index */
 				sb_puts(o, sm90_vec_elem_index(e, ref));
+				return true;
+			}
+			const PlanFrag *tl = tile_of_role(e);
+			if (tl && (c->lay == FRAG_TILE || ((c->lay == FRAG_TROW || c->lay == FRAG_TCOL) && row))) {
+				if (c->lay == FRAG_TILE)
+					sb_puts(o, row ? sm90_tile_row(e, tl, "i_") : sm90_tile_col(e, tl, "j_"));
+				else   /* rank 1: the element's own index */
+					sb_puts(o, c->lay == FRAG_TCOL ? sm90_tile_col(e, tl, fx_index(c)) : sm90_tile_row(e, tl, fx_index(c)));
 				return true;
 			}
 			refuse(e, x->span, "CK-LOW-002", "%s() is lowered for sm_90a only in an element-wise expression over an accumulator-layout fragment or a thread vector (row_idx)", n);
@@ -764,8 +824,8 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 					sb_printf(o, "(1.0f / (1.0f + expf(-(%s))))", sb_str(&a));
 				else if (n[0] == 's' && n[1] == 'i')
 					sb_printf(o, "((%s) / (1.0f + expf(-(%s))))", sb_str(&a), sb_str(&a));
-				else
-					sb_printf(o, "log1pf(expf(%s))", sb_str(&a));
+				else   /* torch's threshold: x above 20 is its own softplus */
+					sb_printf(o, "((%s) > 20.0f ? (%s) : log1pf(expf(%s)))", sb_str(&a), sb_str(&a), sb_str(&a));
 			}
 			sb_free(&a);
 			return ok;
@@ -809,11 +869,12 @@ static void find_nested_reductions(Em *e, const Expr *x, bool top);
 /* lhs = elementwise(src) over the layout of lhs. */
 static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 {
-	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL};
-	if (dst->layout == FRAG_COL || dst->layout == FRAG_VEC)
+	Fx c = {dst->layout, dst->layout == FRAG_ACC ? dst : NULL, NULL, 0};
+	if (dst->layout == FRAG_COL || dst->layout == FRAG_VEC || dst->layout == FRAG_TILE || dst->layout == FRAG_TROW || dst->layout == FRAG_TCOL)
 		c.ref = dst;
+	bool tiled = dst->layout == FRAG_TILE || dst->layout == FRAG_TROW || dst->layout == FRAG_TCOL;
 	e->nred = 0;
-	if (dst->layout == FRAG_ROW)
+	if (dst->layout == FRAG_ROW || tiled)
 		find_nested_reductions(e, s->src, true);
 	int nred = e->nred;
 	StrBuf rhs = {0};
@@ -824,23 +885,32 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 		return;
 	}
 	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" :
-	                       dst->layout == FRAG_VEC ? "element-wise over the elements this thread holds" : "element-wise over column values");
+	                       dst->layout == FRAG_VEC ? "element-wise over the elements this thread holds" :
+	                       dst->layout == FRAG_TILE ? "element-wise over the thread tile's registers" :
+	                       dst->layout == FRAG_TROW ? "element-wise over the tile rows this thread holds" :
+	                       dst->layout == FRAG_TCOL ? "element-wise over the tile columns this thread holds" : "element-wise over column values");
 	if (nred) {
-		line(e, "{   /* row reductions first, into per-row temporaries */");
+		line(e, "%s", tiled ? "{   /* row/column reductions first, into temporaries */" : "{   /* row reductions first, into per-row temporaries */");
 		e->ind++;
 		for (int i = 0; i < nred; i++) {
 			DType t = fx_dtype(e, e->red_expr[i]->args[0]);
-			line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], dst->regs_per_thread);
 			e->nred = 0;   /* the reduction's own argument holds no nested reduction */
-			ok = emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, dst->mtiles, NULL, s->span) && ok;
+			if (tiled) {
+				ok = sm90_tile_reduce(e, e->red_expr[i], e->red_name[i], t, dst->layout == FRAG_TILE ? dst : tile_of_role(e), true, s->span) && ok;
+			} else {
+				line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], dst->regs_per_thread);
+				ok = emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, dst->mtiles, NULL, s->span) && ok;
+			}
 			e->nred = nred;
 		}
 	}
-	const char *ix = dst->layout == FRAG_ACC ? "a_" : dst->layout == FRAG_ROW ? "r_" : dst->layout == FRAG_VEC ? "v_" : "c_";
+	const char *ix = fx_index(&c);
 	line(e, "#pragma unroll");
 	line(e, "for (int %s = 0; %s < %d; ++%s) {", ix, ix, dst->regs_per_thread, ix);
 	if (dst->layout == FRAG_ACC)
 		acc_decode(e, dst);
+	if (dst->layout == FRAG_TILE)
+		line(e, "	const int i_ = a_ / %d, j_ = a_ %% %d; (void)i_; (void)j_;", sm90_tile_pc(e, dst), sm90_tile_pc(e, dst));
 	if (dst->dt == DT_BF16 || dst->dt == DT_F16)
 		line(e, "\t%s[%s] = %s(%s);", dst->name, ix, dst->dt == DT_BF16 ? "round_bf16" : "round_f16", sb_str(&rhs));
 	else
@@ -857,7 +927,8 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 static bool is_row_reduction(const Expr *x)
 {
 	return x && x->kind == E_CALL && x->name &&
-	       (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+	       (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax") ||
+	        is_call(x, "colsum") || is_call(x, "colmax"));
 }
 
 /* Emit a block computing call = rowsum/rowmax/rowmin/rowargmin/rowargmax(acc-expr)
@@ -873,7 +944,7 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 		refuse(e, sp, "CK-LOW-002", "%s is lowered for sm_90a only over an accumulator-layout expression of this role, into row vectors split like it", n);
 		return false;
 	}
-	Fx c = {FRAG_ACC, ref};
+	Fx c = {FRAG_ACC, ref, NULL, 0};
 	StrBuf el = {0};
 	if (!fx_emit(e, &el, call->args[0], &c)) {
 		sb_free(&el);
@@ -941,6 +1012,88 @@ static void emit_row_reduce(Em *e, Stmt *s, const PlanFrag *dst, const PlanFrag 
 	emit_reduce_into(e, s->src, dst->name, dst->dt, dst->mtiles, dsti ? dsti->name : NULL, s->span);
 }
 
+/* dst = colsum/colmax(acc-expr): a column vector (index 2j + e holds column 8j + 2(lane%4) + e)
+ * from an accumulator-layout expression. Per thread over its rows (2 per 64-row tile), then
+ * xor shuffles over lanes 4, 8, 16 (the 8 lanes that hold the same columns), then across the
+ * warps holding other rows of the same columns through a __shared__ [warps][columns] array
+ * between two named barriers over the role: the warpgroup's 4 warps, or every warp of the
+ * role for a `split m` tile. */
+static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	const Expr *call = s->src;
+	bool isSum = is_call(call, "colsum");
+	const PlanFrag *ref = call->nargs == 1 ? find_acc(e, call->args[0]) : NULL;
+	const PlanRole *r = &e->p->roles[e->role];
+	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || ref->split == SPLIT_N || dst->wg_cols != ref->wg_cols ||
+	    dst->regs_per_thread != ref->wg_cols / 4) {
+		refuse(e, s->span, "CK-LOW-002", "%s is lowered for sm_90a over an accumulator-layout expression of this role (not `split n`) into a column vector of its columns", call->name);
+		return;
+	}
+	Fx c = {FRAG_ACC, ref, NULL, 0};
+	StrBuf el = {0};
+	if (!fx_emit(e, &el, call->args[0], &c)) {
+		sb_free(&el);
+		return;
+	}
+	DType dt = dst->dt;
+	const char *ty = ftype_of(dt);
+	bool flt = dt == DT_F32 || dt == DT_BF16 || dt == DT_F16;
+	const char *op = isSum ? "+" : NULL;
+	const char *mx = flt ? "fmaxf" : "max";
+	int n = dst->regs_per_thread, id = e->nscan++, ri = (int)(r - e->p->roles);
+	bool all_warps = ref->split == SPLIT_M && r->nwg > 1;   /* the role's warps hold different rows */
+	int W = all_warps ? r->nwarps : 4;
+	ir_comment(e, s->span, arena_printf(&e->c->arena, "per thread over its rows, the 8 lanes of a column pair (shuffles), then %d warps (shared memory)", W));
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "%s v_[%d];", ty, n);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_)", n);
+	line(e, "\tv_[c_] = %s;", isSum ? (flt ? "0.0f" : "0") : (flt ? "-__int_as_float(0x7f800000)" : "(-0x7fffffff - 1)"));
+	line(e, "#pragma unroll");
+	line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
+	acc_decode(e, ref);
+	line(e, "\tconst %s x_ = %s;", ty, sb_str(&el));
+	if (op)
+		line(e, "\tv_[2 * j_ + e_] += x_;");
+	else
+		line(e, "\tv_[2 * j_ + e_] = %s(v_[2 * j_ + e_], x_);", mx);
+	line(e, "}");
+	line(e, "#pragma unroll");
+	line(e, "for (int o_ = 4; o_ < 32; o_ <<= 1)   /* the lanes holding the same columns */");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_) {", n);
+	line(e, "\t\tconst %s w_ = __shfl_xor_sync(0xffffffffu, v_[c_], o_);", ty);
+	if (op)
+		line(e, "\t\tv_[c_] += w_;");
+	else
+		line(e, "\t\tv_[c_] = %s(v_[c_], w_);", mx);
+	line(e, "\t}");
+	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
+	const char *w0 = all_warps ? "0" : arena_printf(&e->c->arena, "(%s / 4 * 4)", wr);
+	line(e, "__shared__ %s cs%d_[%d][%lld];   /* per warp of role %s: its column totals */", ty, id, r->nwarps, ref->wg_cols, r->name);
+	line(e, "if (lane_ < 4u)");
+	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", n);
+	line(e, "\t\tcs%d_[%s][8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = v_[c_];", id, wr);
+	line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_) {", n);
+	line(e, "\tconst int col_ = 8 * (c_ / 2) + 2 * (int)(lane_ %% 4u) + c_ %% 2;");
+	line(e, "\t%s t_ = cs%d_[%s][col_];", ty, id, w0);
+	line(e, "\tfor (int w_ = 1; w_ < %d; ++w_)", W);
+	if (op)
+		line(e, "\t\tt_ += cs%d_[%s + w_][col_];", id, w0);
+	else
+		line(e, "\t\tt_ = %s(t_, cs%d_[%s + w_][col_]);", mx, id, w0);
+	line(e, "\t%s[c_] = t_;", dst->name);
+	line(e, "}");
+	line(e, "named_bar_sync(%du, %du);   /* the array is free again (a reduction in a loop) */", ri + 1, r->nthreads);
+	e->ind--;
+	line(e, "}");
+	sb_free(&el);
+}
+
 /* Collect row reductions nested in x (not x itself) for precomputation. */
 static void find_nested_reductions(Em *e, const Expr *x, bool top)
 {
@@ -992,6 +1145,22 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 	}
 	bool red = x->kind == E_CALL && x->name &&
 	           (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "rowargmin") || is_call(x, "rowargmax"));
+	if (s->nlhs == 1 && (d0->layout == FRAG_TROW || d0->layout == FRAG_TCOL) && x->kind == E_CALL &&
+	    (is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin") || is_call(x, "colsum") || is_call(x, "colmax"))) {
+		bool row = x->name[0] == 'r';
+		if (row != (d0->layout == FRAG_TROW)) {
+			refuse(e, s->span, "CK-LOW-002", "%s of a thread tile assigns a %s vector of the tile, but '%s' is a %s vector", x->name, row ? "row" : "column",
+			       d0->name, d0->layout == FRAG_TROW ? "row" : "column");
+			return;
+		}
+		ir_comment(e, s->span, NULL);
+		sm90_tile_reduce(e, x, d0->name, d0->dt, tile_of_role(e), false, s->span);
+		return;
+	}
+	if (s->nlhs == 1 && d0->layout == FRAG_COL && (is_call(x, "colsum") || is_call(x, "colmax"))) {
+		emit_col_reduce(e, s, d0);
+		return;
+	}
 	if (red) {
 		bool arg = strncmp(x->name, "rowarg", 6) == 0;
 		if (arg != (s->nlhs == 2)) {
@@ -1030,12 +1199,29 @@ static const char *lead_offset(Em *e, const Expr *idx, const Decl *g, int nlead)
 
 /* load FRAG <- G[start +: len]: a row or column vector from a rank-1 global tensor. */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc);
+static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f);
+
+/* The function that turns a loaded element of dtype t into its register value ("" for none:
+ * 16-bit floats are stored as bits). */
+static const char *ctype_to_f(DType t)
+{
+	return t == DT_BF16 ? "bf16lo_f32" : t == DT_F16 ? "f16lo_f32" : "";
+}
 
 static void emit_load(Em *e, Stmt *s, Scope sc)
 {
 	const PlanFrag *f = frag_of(e, s->dst);
 	const Expr *src = s->src;
 	int sbi = plan_buffer_index(e->p, lower_base_name(src));
+	if (f && (f->layout == FRAG_TILE || f->layout == FRAG_TROW || f->layout == FRAG_TCOL)) {
+		if (sbi >= 0) {
+			Diag *d = refuse(e, s->span, "CK-LOW-002", "a load of thread tile or tile vector '%s' from shared memory is not lowered yet for sm_90a (global tensors only)", f->name);
+			diag_set(&d->resource, "%s", f->name);
+			return;
+		}
+		sm90_tile_load(e, s, f);
+		return;
+	}
 	if (f && sbi >= 0 && f->layout == FRAG_VEC) {
 		sm90_vec_smem_rows(e, s, NULL, f, true);
 		return;
@@ -1048,37 +1234,35 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 		sm90_vec_load(e, s, f);
 		return;
 	}
-	const char *gname = lower_base_name(src);
-	const Decl *g = NULL;
-	for (int i = 0; gname && i < e->k->ndecls; i++)
-		if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, gname) == 0)
-			g = e->k->decls[i];
-	long long len = -1;
-	int last = g ? g->rank - 1 : 0;
-	const char *lead = g && src && src->kind == E_INDEX && src->nslices == g->rank ? lead_offset(e, src, g, last) : NULL;
-	if (!f || !g || !lead || f->role != e->role || f->layout == FRAG_ACC || f->regs_per_thread == 0 ||
-	    src->slices[last].kind != SL_RANGE || !eval_expr(src->slices[last].len, e->k, NULL, &len) ||
-	    len != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
-		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., start +: len]` of a row- or column-vector fragment (leading point indices, then one range)");
-		diag_set(&d->hint, "2-D loads into fragments are not lowered yet");
+	if (f && f->layout == FRAG_ACC) {
+		emit_load_acc_global(e, s, f);
+		return;
+	}
+	GRef a;
+	bool okref = f && sm90_gref(e, src, &a) && a.nr == 1;
+	const Decl *g = okref ? a.g : NULL;
+	if (!f || !g || f->role != e->role || f->regs_per_thread == 0 || g->dt != f->dt || a.len[0] != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., s +: len, .., j]` of a row- or column-vector fragment (point indices and one range of the vector's length, in any dimension)");
+		diag_set(&d->hint, "a tile goes into a rank-2 fragment: `load F <- G[.., r +: R, .., c +: C]`");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
-	char *start = *lead ? arena_printf(&e->c->arena, "(long long)(%s) + %s", lead, cexpr_p(e, src->slices[last].start))
-	                    : cexpr_p(e, src->slices[last].start);
+	StrBuf sb0 = {0};
+	if (*a.base)
+		sb_printf(&sb0, "%s", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&sb0, "%s%s%s", sb0.len ? " + " : "", a.unit[0] ? "" : "(long long)", a.unit[0] ? a.start[0] :
+		          arena_printf(&e->c->arena, "%s * %s", a.start[0], a.stride[0]));
+	char *start = arena_strdup(&e->c->arena, sb0.len ? sb_str(&sb0) : "0");
+	sb_free(&sb0);
+	const char *stride = a.unit[0] ? NULL : a.stride[0];
 	ir_comment(e, s->span, f->layout == FRAG_COL ? "each thread loads the columns it holds" : "each thread loads the rows it holds");
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
 	/* is the first element's offset provably even (pairs 8-byte aligned)? */
-	long long mult = sm90_known_multiple(e, src->slices[last].start);
-	for (int i = 0; i < last; i++) {
-		long long m = sm90_known_multiple(e, src->slices[i].start);
-		for (int q = i + 1; q < g->rank; q++)
-			m *= sm90_known_multiple(e, g->shape[q]);
-		mult = mult == 0 ? m : m == 0 ? mult : (mult % 2 == 0 && m % 2 == 0 ? 2 : 1);   /* only evenness matters */
-	}
-	if (f->layout == FRAG_COL && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
+	long long mult = sm90_gcd(a.mbase, a.mstart[0]);
+	if (f->layout == FRAG_COL && !stride && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
 		line(e, "const float2 *src_ = (const float2 *)(%s + %s + 2 * (int)(lane_ %% 4u));   /* pairs: 8-byte aligned */", g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; c_ += 2) {", f->regs_per_thread);
@@ -1087,16 +1271,24 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 		line(e, "\t%s[c_ + 1] = v_.y;", f->name);
 		line(e, "}");
 	} else if (f->layout == FRAG_COL) {
-		line(e, "const %s *src_ = %s + %s + 2 * (int)(lane_ %% 4u);", ctype_of(g->dt), g->name, start);
+		const char *wg = (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "";
+		line(e, "const %s *src_ = %s + %s;", ctype_of(g->dt), g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
-		line(e, "\t%s[c_] = src_[8 * (c_ / 2) + c_ %% 2];", f->name);
+		if (stride)
+			line(e, "\t%s[c_] = %s(src_[(long long)(8 * (c_ / 2) + c_ %% 2 + 2 * (int)(lane_ %% 4u)%s) * %s]);", f->name, ctype_to_f(g->dt), wg, stride);
+		else
+			line(e, "\t%s[c_] = %s(src_[8 * (c_ / 2) + c_ %% 2 + 2 * (int)(lane_ %% 4u)%s]);", f->name, ctype_to_f(g->dt), wg);
 	} else {
 		const char *wg = (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "";
-		line(e, "const %s *src_ = %s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, start, wg);
+		line(e, "const %s *src_ = %s + %s;", ctype_of(g->dt), g->name, start);
 		line(e, "#pragma unroll");
 		line(e, "for (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
-		line(e, "\t%s[r_] = src_[(r_ / 2) * 64 + (r_ %% 2) * 8];", f->name);
+		const char *row = arena_printf(&e->c->arena, "(r_ / 2) * 64 + (r_ %% 2) * 8 + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u)%s", wg);
+		if (stride)
+			line(e, "\t%s[r_] = %s(src_[(long long)(%s) * %s]);", f->name, ctype_to_f(g->dt), row, stride);
+		else
+			line(e, "\t%s[r_] = %s(src_[%s]);", f->name, ctype_to_f(g->dt), row);
 	}
 	e->ind--;
 	line(e, "}");
@@ -1106,7 +1298,7 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 /* First fragment of layout `lay` read in x (NULL if none). */
 static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 {
-	if (!x)
+	if (!x || is_call(x, "sum"))   /* a sum() is a scalar: its argument fixes no layout */
 		return NULL;
 	const PlanFrag *f = frag_of(e, x);
 	if (f)
@@ -1117,6 +1309,47 @@ static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 	for (int i = 0; !r && i < x->nargs; i++)
 		r = find_layout(e, x->args[i], lay);
 	return r;
+}
+
+/* store G[.., s +: n, ..] <- expr over column vectors (index 2j + e holds column
+ * 8j + 2(lane%4) + e): the first quad of the role's first warp writes (every warpgroup holds
+ * the same columns). */
+static bool emit_store_cols(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, DType cast)
+{
+	GRef a;
+	if (!sm90_gref(e, s->dst, &a) || a.nr != 1 || a.len[0] != f->wg_cols || f->role != e->role || f->regs_per_thread == 0 ||
+	    f->split == SPLIT_N || (cast != DT_NONE && cast != a.g->dt)) {
+		refuse(e, s->span, "CK-LOW-011", "a store of a column-vector expression over '%s' is lowered for sm_90a as `G[.., s +: %lld, ..]` (point indices and one range of its length) into a global tensor of its own dtype",
+		       f->name, f->wg_cols);
+		return false;
+	}
+	Fx c = {FRAG_COL, f, NULL, 0};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return false;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	const char *conv = a.g->dt == DT_BF16 ? "bf16_bits" : a.g->dt == DT_F16 ? "f16_bits" : arena_printf(&e->c->arena, "(%s)", ctype_of(a.g->dt));
+	StrBuf o = {0};
+	if (*a.base)
+		sb_printf(&o, "%s + ", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&o, "(long long)%s * %s + ", a.start[0], a.stride[0]);
+	sb_puts(&o, "0");
+	ir_comment(e, s->span, "the first quad of the role's first warp stores the columns it holds");
+	line(e, "if (threadIdx.x - %du < 4u) {", (unsigned)r->thread_lo);
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "%s *dst_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
+	sb_free(&o);
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
+	line(e, "\tdst_[(long long)(8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2) * %s] = %s(%s);", a.stride[0], conv, sb_str(&val));
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	return true;
 }
 
 /* store G[start +: len] <- expr over row vectors, into a rank-1 global tensor. */
@@ -1133,7 +1366,7 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		       g->name);
 		return false;
 	}
-	Fx c = {FRAG_ROW, NULL};
+	Fx c = {FRAG_ROW, NULL, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -1157,6 +1390,73 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "}");
 	sb_free(&val);
 	return true;
+}
+
+/* load F <- G[.., r +: R, .., c +: C, ..]: a tile of a global tensor into an
+ * accumulator-layout fragment. Point indices and two ranges (the tile's rows, then its
+ * columns) in any dimensions (`Gin[b, c * 64 +: 64, h, :]` reads 64 tokens of one head);
+ * each thread loads the elements it holds (rows w*16 + lane/4 (+8) of every 64-row tile,
+ * column pairs 8j + 2*(lane%4), the warpgroup's part of a split fragment), a pair at a
+ * time when the columns are the innermost dimension and the pair's offset is provably
+ * even, else one element at a time. */
+static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
+{
+	GRef a;
+	bool ok = f->role == e->role && f->regs_per_thread > 0 && sm90_gref(e, s->src, &a) && a.nr == 2 && a.g->dt == f->dt &&
+	          a.len[0] == f->rows && a.len[1] == f->cols && (f->dt == DT_BF16 || f->dt == DT_F16 || f->dt == DT_F32 || f->dt == DT_I32);
+	if (!ok) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "a load into accumulator-layout fragment '%s' is lowered for sm_90a from a global bf16, f16, f32 or i32 tensor of its dtype as `G[.., r +: %lld, .., c +: %lld, ..]`: point indices and two ranges covering the fragment's rows and columns",
+		                 f->name, f->rows, f->cols);
+		diag_set(&d->resource, "%s", f->name);
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	long long half = f->wg_cols / 2;
+	int esz = dtype_size(a.g->dt);
+	long long mult = sm90_gcd(sm90_gcd(a.mbase, a.mstart[0] * a.mstride[0]), sm90_gcd(a.mstride[0], a.mstart[1]));
+	bool pair = a.unit[1] && mult % 2 == 0;
+	StrBuf o = {0};
+	if (*a.base)
+		sb_printf(&o, "%s + ", a.base);
+	if (strcmp(a.start[0], "0"))
+		sb_printf(&o, "(long long)%s * %s + ", a.start[0], a.stride[0]);
+	if (strcmp(a.start[1], "0"))
+		sb_printf(&o, "%s%s + ", a.unit[1] ? "" : "(long long)", a.unit[1] ? a.start[1] : arena_printf(&e->c->arena, "%s * %s", a.start[1], a.stride[1]));
+	sb_puts(&o, "0");
+	ir_comment(e, s->span, pair ? "each thread loads its accumulator-layout pairs (adjacent columns, one access each)"
+	                            : "each thread loads its accumulator-layout elements");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const %s *src_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
+	sb_free(&o);
+	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
+	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
+	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
+	const char *col = a.unit[1] ? "(col0_ + 8 * j_)" : arena_printf(&e->c->arena, "(long long)(col0_ + 8 * j_) * %s", a.stride[1]);
+	line(e, "\tconst %s *at_ = src_ + (long long)(row0_ + mt_ * 64 + 8 * h_) * %s + %s;", ctype_of(a.g->dt), a.stride[0], col);
+	if (pair && esz == 4) {
+		line(e, "\tconst uint2 v_ = *(const uint2 *)at_;   /* 8-byte aligned: the offset is even */");
+		line(e, "\t%s[a_] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.x)" : "(int)v_.x");
+		line(e, "\t%s[a_ + 1] = %s;", f->name, f->dt == DT_F32 ? "__uint_as_float(v_.y)" : "(int)v_.y");
+	} else if (pair) {
+		const char *cv = a.g->dt == DT_BF16 ? "bf16" : "f16";
+		line(e, "\tconst u32 v_ = *(const u32 *)at_;   /* 4-byte aligned: the offset is even */");
+		line(e, "\t%s[a_] = %slo_f32(v_);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %shi_f32(v_);", f->name, cv);
+	} else {
+		const char *cv = ctype_to_f(a.g->dt);
+		const char *next = a.unit[1] ? "1" : a.stride[1];
+		line(e, "\t%s[a_] = %s(at_[0]);", f->name, cv);
+		line(e, "\t%s[a_ + 1] = %s(at_[%s]);", f->name, cv, next);
+	}
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
 }
 
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
@@ -1217,6 +1517,78 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	line(e, "}");
 }
 
+/* store buf[:, :] <- expr over accumulator-layout fragments: the whole tile into a shared
+ * buffer of its shape (the current stage of a ring buffer), in the buffer's dtype and with
+ * its swizzle (the same 16-byte-chunk XOR as the loads undo): each thread writes its pairs
+ * of adjacent columns, one 4-byte store for 16-bit types, 8 bytes for f32. This is how
+ * values born in registers become wgmma B operands (after `fence proxy_async` and `sync`). */
+static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f, Scope sc)
+{
+	int bi = plan_buffer_index(e->p, lower_base_name(s->dst));
+	const PlanBuffer *b = bi >= 0 ? &e->p->buffers[bi] : NULL;
+	const Expr *dst = s->dst;
+	bool whole = b && (dst->kind == E_IDENT || dst->kind == E_INDEX);
+	for (int i = 0; whole && dst->kind == E_INDEX && i < dst->nslices; i++) {
+		const Slice *sl = &dst->slices[i];
+		long long st = -1, ln = -1;
+		if (sl->kind == SL_ALL)
+			continue;
+		whole = i < b->rank && sl->kind == SL_RANGE && eval_expr(sl->start, e->k, NULL, &st) && eval_expr(sl->len, e->k, NULL, &ln) && st == 0 &&
+		        ln == b->shape[i];
+	}
+	if (!whole || b->rank != 2 || b->shape[0] != f->rows || b->shape[1] != f->cols || f->role != e->role || f->regs_per_thread == 0 ||
+	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32) || (cast != DT_NONE && cast != b->dt)) {
+		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only as the whole tile (`store buf[:, :] <- [cast(]expr[)]`) into a bf16, f16 or f32 buffer of the value's shape, in the buffer's dtype");
+		return;
+	}
+	Fx c = {FRAG_ACC, f, NULL, 0};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, src, &c)) {
+		sb_free(&val);
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	int mask = b->swizzle == SWZ_128B ? 7 : b->swizzle == SWZ_64B ? 3 : b->swizzle == SWZ_32B ? 1 : 0;
+	int esz = dtype_size(b->dt);
+	long long half = f->wg_cols / 2;
+	char *addr = buf_addr(e, bi, sc, s->span);
+	ir_comment(e, s->span, mask ? "each thread writes its accumulator-layout pairs, swizzled" : "each thread writes its accumulator-layout pairs");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 base_ = %s;", addr);
+	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
+	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
+	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
+	line(e, "#pragma unroll");
+	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
+	line(e, "\tfloat v_[2];");
+	line(e, "\t#pragma unroll");
+	line(e, "\tfor (int q_ = 0; q_ < 2; ++q_) {");
+	line(e, "\t\tconst int a_ = 2 * p_ + q_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2, e_ = a_ %% 2;", half, half);
+	line(e, "\t\t(void)mt_; (void)j_; (void)h_; (void)e_;");
+	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
+	line(e, "\t}");
+	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
+	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	if (mask)
+		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
+	else
+		line(e, "\tconst u32 so_ = o_;");
+	if (esz == 2)
+		line(e, "\tst_shared_u32(base_ + so_, %s(v_[0], v_[1]));", b->dt == DT_BF16 ? "pack_bf16x2" : "pack_f16x2");
+	else {
+		line(e, "\tst_shared_u32(base_ + so_, __float_as_uint(v_[0]));");
+		line(e, "\tst_shared_u32(base_ + so_ + 4u, __float_as_uint(v_[1]));");
+	}
+	line(e, "}");
+	e->ind--;
+	line(e, "}");
+	e->need_gmem = true;   /* st_shared_u32 lives with the SIMT helpers */
+	sb_free(&val);
+}
+
 /* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
  * point indices, the last two dims covering exactly the fragment's tile. With
  * `atomic` (atomic_add of a whole tile into an f32 G, as split-K does) each
@@ -1246,20 +1618,35 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 			ok = false;
 		}
 	}
+	const char *base = NULL, *ld = NULL;
+	GRef a;
+	if ((!ok || len[0] != f->rows || len[1] != f->cols) && f && f->role == e->role && f->regs_per_thread > 0 && (cast == DT_NONE || cast == out) &&
+	    (out == DT_BF16 || out == DT_F16 || out == DT_F32) && sm90_gref(e, s->dst, &a) && a.nr == 2 && a.unit[1] && a.len[0] == f->rows &&
+	    a.len[1] == f->cols) {
+		/* the tile's rows and columns in other dimensions (`O[b, c * 64 +: 64, h, :]`): the row
+		 * stride is the product of the later extents, the columns innermost */
+		ok = true;
+		len[0] = a.len[0], len[1] = a.len[1];
+		start[0] = a.start[0], start[1] = a.start[1];
+		base = *a.base ? arena_printf(&e->c->arena, "(%s)", a.base) : "";
+		ld = arena_printf(&e->c->arena, "(%s)", a.stride[0]);
+	}
 	if (!ok || len[0] != f->rows || len[1] != f->cols) {
-		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (leading point indices, then the tile's rows and columns) of a bf16, f16 or f32 tensor",
+		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (point indices and the tile's rows and columns, the columns innermost) of a bf16, f16 or f32 tensor",
 		       g->name);
 		return;
 	}
-	Fx c = {FRAG_ACC, f};
+	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
 		return;
 	}
-	const char *base = lead_offset(e, s->dst, g, r - 2);   /* checked to be point indices above */
+	if (!base)
+		base = lead_offset(e, s->dst, g, r - 2);   /* checked to be point indices above */
 	const PlanRole *ro = &e->p->roles[e->role];
-	char *ld = cexpr_p(e, g->shape[r - 1]);
+	if (!ld)
+		ld = cexpr_p(e, g->shape[r - 1]);
 	long long half = f->wg_cols / 2;
 	ir_comment(e, s->span, "accumulator layout: rows warp*16 + lane/4 (+8), column pairs 8j + 2*(lane%4)");
 	line(e, "{");
@@ -1303,6 +1690,19 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		src = cast != DT_NONE ? src->args[0] : src;
 	}
 	int fi = (src && src->kind == E_IDENT) ? plan_frag_index(p, src->name) : -1;
+	const PlanFrag *tf = find_layout(e, src, FRAG_TILE);
+	if (!tf)
+		tf = find_layout(e, src, FRAG_TROW);
+	if (!tf)
+		tf = find_layout(e, src, FRAG_TCOL);
+	if (tf) {   /* a thread tile or one of its vectors */
+		if (sm90_vec_is_smem(e, s->dst)) {
+			refuse(e, s->span, "CK-LOW-011", "a store of thread-tile values into shared memory is not lowered yet for sm_90a (global tensors only)");
+			return;
+		}
+		sm90_tile_store(e, s, src, cast, tf);
+		return;
+	}
 	const char *gname = lower_base_name(s->dst);
 	const Decl *g = NULL;
 	for (int i = 0; gname && i < e->k->ndecls; i++)
@@ -1314,6 +1714,11 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 			sm90_vec_scatter_store(e, s, src, cast, ix);
 			return;
 		}
+	}
+	const PlanFrag *af = find_layout(e, src, FRAG_ACC);
+	if (af && sm90_vec_is_smem(e, s->dst)) {   /* an accumulator-layout tile into a shared buffer */
+		emit_store_smem_acc(e, s, src, cast, af, sc);
+		return;
 	}
 	const PlanFrag *vf = find_layout(e, src, FRAG_VEC);
 	if (sm90_vec_is_smem(e, s->dst)) {   /* a thread vector into a shared buffer */
@@ -1328,6 +1733,11 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	}
 	if (vf) {
 		sm90_vec_store(e, s, src, cast, vf);
+		return;
+	}
+	const PlanFrag *colf = !af && !find_layout(e, src, FRAG_ROW) ? find_layout(e, src, FRAG_COL) : NULL;
+	if (g && colf) {
+		emit_store_cols(e, s, src, colf, cast);
 		return;
 	}
 	if (g && s->dst && s->dst->kind == E_INDEX && s->dst->nslices == g->rank &&
@@ -1473,7 +1883,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	const char *red = g->dt == DT_F32 ? "red_add_f32" : "red_add_s32";
 	e->need_red = true;
 	if (g->rank - nl == 1) {
-		Fx c = {FRAG_ROW, NULL};
+		Fx c = {FRAG_ROW, NULL, NULL, 0};
 		StrBuf val = {0};
 		if (find_acc(e, s->src) || !fx_emit(e, &val, s->src, &c)) {
 			if (find_acc(e, s->src))
@@ -1482,7 +1892,8 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 			return;
 		}
 		ir_comment(e, s->span, "scatter: one lane of each quad adds its rows' values");
-		line(e, "if (threadIdx.x %% 4u == 0u) {");
+		/* a replicated (unsplit) index in a multi-warpgroup role: one warpgroup adds */
+		line(e, "if (threadIdx.x %% 4u == 0u%s) {", ix->split != SPLIT_M && r->nwg > 1 ? " && role_wg == 0u" : "");
 		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", ix->regs_per_thread);
 		line(e, "\t\tconst int row_ = (int)%s[r_];", ix->name);
@@ -1506,7 +1917,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 		       g->name);
 		return;
 	}
-	Fx c = {FRAG_ACC, f};
+	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, s->src, &c)) {
 		sb_free(&val);
@@ -1533,7 +1944,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	line(e, "\t}");
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
 	line(e, "\tconst int row_ = (int)%s[mt_ * 2 + h_];", ix->name);
-	line(e, "\tif ((unsigned)row_ < (unsigned)%s) {", rows);
+	line(e, "\tif ((unsigned)row_ < (unsigned)%s%s) {", rows, ix->split != SPLIT_M && r->nwg > 1 && f->split != SPLIT_N ? " && role_wg == 0u" : "");
 	line(e, "\t\t%s *const p = col_ + (long long)row_ * %s + 8 * j_;", ct, cexpr_p(e, g->shape[nl + 1]));
 	if (v2)
 		line(e, "\t\tred_add_v2_f32(p, v_[0], v_[1]);");
@@ -1547,6 +1958,23 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	line(e, "}");
 	sb_free(&val);
 	(void)sc;
+}
+
+/* Record the sum() calls in x (outermost first) in e->sum_expr, naming their temporaries. */
+static void collect_sums(Em *e, const Expr *x, int *n)
+{
+	if (!x)
+		return;
+	if (is_call(x, "sum") && *n < (int)NELEM(e->sum_expr)) {
+		e->sum_expr[*n] = x;
+		e->sum_name[*n] = arena_printf(&e->c->arena, "sum%d_", e->nscan++);
+		(*n)++;
+		return;   /* a sum's argument is a fragment expression without another sum */
+	}
+	collect_sums(e, x->lhs, n);
+	collect_sums(e, x->rhs, n);
+	for (int i = 0; i < x->nargs; i++)
+		collect_sums(e, x->args[i], n);
 }
 
 static void emit_stmt(Em *e, Stmt *s, Scope sc)
@@ -1571,7 +1999,7 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		return;
 	case S_LET:
 		ir_comment(e, s->span, NULL);
-		line(e, "const %s %s = %s;", sm90_vec_has_reads(s->src) ? sm90_vec_let_type(e, s->src) : "int", s->name, cexpr(e, s->src));
+		line(e, "const %s %s = %s;", sm90_vec_let_type(e, s->src), s->name, cexpr(e, s->src));
 		return;
 	case S_WAIT:
 		emit_wait(e, s, sc);
@@ -1593,12 +2021,30 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		ir_comment(e, s->span, NULL);
 		line(e, "wgmma_wait<%d>();", s->count);
 		return;
-	case S_ASSIGN:
-		emit_assign(e, s, sc);
+	case S_ASSIGN: case S_STORE: {
+		/* sum() calls first, each into a scalar temporary the statement then reads */
+		int nsum = 0;
+		collect_sums(e, s->src, &nsum);
+		if (nsum) {
+			ir_comment(e, s->span, "the full reductions (sum) of this statement first");
+			line(e, "{");
+			e->ind++;
+			for (int i = 0; i < nsum; i++)
+				if (!sm90_sum_emit(e, e->sum_expr[i], e->sum_name[i], s->span))
+					break;
+			e->nsum = nsum;
+		}
+		if (s->kind == S_ASSIGN)
+			emit_assign(e, s, sc);
+		else
+			emit_store(e, s, sc);
+		if (nsum) {
+			e->ind--;
+			line(e, "}");
+		}
+		e->nsum = 0;
 		return;
-	case S_STORE:
-		emit_store(e, s, sc);
-		return;
+	}
 	case S_LOAD:
 		emit_load(e, s, sc);
 		return;
@@ -1735,6 +2181,13 @@ static void emit_role(Em *e, Stmt *in)
 			if (f->layout == FRAG_ACC)
 				line(e, "%s %s[%d];   /* frag %s: %lld x %lld per warpgroup, wgmma accumulator layout */", ftype_of(f->dt), f->name,
 				     f->regs_per_thread, f->name, f->wg_rows, f->wg_cols);
+			else if (f->layout == FRAG_TILE)
+				line(e, "%s %s[%d];   /* frag %s: thread tile %lld x %lld, %d rows of %d columns per thread (lanes %d) */", ftype_of(f->dt), f->name,
+				     f->regs_per_thread, f->name, f->rows, f->cols, f->regs_per_thread / sm90_tile_pc(e, f), sm90_tile_pc(e, f), f->lanes);
+			else if (f->layout == FRAG_TROW || f->layout == FRAG_TCOL)
+				line(e, "%s %s[%d];   /* frag %s: %lld %s of the role's thread tiles, %s */", ftype_of(f->dt), f->name, f->regs_per_thread, f->name,
+				     f->rows, f->layout == FRAG_TROW ? "rows" : "columns",
+				     f->layout == FRAG_TROW ? "the rows this thread holds" : "the columns this lane holds (the same in every row group)");
 			else if (f->layout == FRAG_VEC)
 				line(e, "%s %s[%d];   /* frag %s: %lld elements over the role's %d threads, %s */", ftype_of(f->dt), f->name,
 				     f->regs_per_thread, f->name, f->rows, r->nthreads,

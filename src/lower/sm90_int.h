@@ -6,6 +6,7 @@
  * layouts). sm90_vec.c emits the plain SIMT vector work: element reads of
  * global tensors in scalar expressions (`let lo = Offsets[c]`) and loads,
  * stores and element-wise math of FRAG_VEC fragments (lower.h).
+ * sm90_tile.c emits the thread tiles (`lanes`) and their row and column vectors.
  * sm90_prelude.c writes the PTX helper library in front of the kernel, from
  * the need_* flags the body emission left in Em. They share the emitter
  * state Em and a few output helpers declared here. Not part of
@@ -40,6 +41,10 @@ typedef struct Em {
 	const Expr *red_expr[8];
 	const char *red_name[8];
 	int nred;
+	/* sum() calls of the statement being emitted, precomputed into scalar temporaries */
+	const Expr *sum_expr[8];
+	const char *sum_name[8];
+	int nsum;
 } Em;
 
 /* Loop context of a fragment expression: the layout iterated over and the
@@ -47,6 +52,8 @@ typedef struct Em {
 typedef struct Fx {
 	FragLayout lay;
 	const PlanFrag *ref;
+	const char *ix;         /* the register index variable (NULL: the layout's default) */
+	long long n;            /* FRAG_TROW/TCOL nested in a tile: the expected length (0: ref's) */
 } Fx;
 
 /* ---- helpers defined in sm90.c ---- */
@@ -114,5 +121,50 @@ void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const 
 char *sm90_vec_elem_index(Em *e, const PlanFrag *f);
 /* The ld.global / st.global helper functions, emitted once per translation unit. */
 void sm90_vec_helpers(StrBuf *o);
+/* The global tensor parameter called name, or NULL. */
+const Decl *sm90_global(const Em *e, const char *name);
+/* True when the kernel never writes global tensor `name` (ld.global.nc is safe). */
+bool sm90_read_only(const Em *e, const char *name);
+/* "(long long)i * stride + ..." of the first npoints point indices of x into g. */
+void sm90_point_offset(Em *e, StrBuf *o, const Expr *x, const Decl *g, int npoints);
+long long sm90_gcd(long long a, long long b);
+
+/* A global reference G[..] whose slices are point indices and at most two ranges
+ * (`s +: n` or `:`), in any dimensions: the pieces of its element offset. */
+typedef struct GRef {
+	const Decl *g;
+	int nr;                     /* ranged dimensions, 0..2, outermost first */
+	int rdim[2];                /* their indices */
+	long long len[2];
+	const char *start[2];       /* C text of the starts ("0") */
+	long long mstart[2];        /* provable multiples (0: the start is 0) */
+	const char *stride[2];      /* element strides of the ranged dimensions (C text) */
+	long long mstride[2];
+	bool unit[2];               /* the innermost dimension (stride 1) */
+	const char *base;           /* element offset of the point indices ("" when none) */
+	long long mbase;            /* its provable multiple (0: it is 0) */
+} GRef;
+/* False when x is not such a reference (a scatter index, more than two ranges, a
+ * dtype the plain accesses do not move). */
+bool sm90_gref(Em *e, const Expr *x, GRef *r);
+
+/* ---- sm90_tile.c: thread tiles (FRAG_TILE) and their vectors (FRAG_TROW, FRAG_TCOL) ---- */
+
+/* C text of the tile row held at register row index `i` (a C expression) of f's role. */
+char *sm90_tile_row(Em *e, const PlanFrag *f, const char *i);
+/* C text of the tile column held at register column index `j`. */
+char *sm90_tile_col(Em *e, const PlanFrag *f, const char *j);
+/* Columns per lane (P) and rows per thread of f's tile layout. */
+int sm90_tile_pc(const Em *e, const PlanFrag *f);
+/* load F <- G[i, .., rows, cols] (tile), G[i, .., s +: n] (row or column vector). */
+void sm90_tile_load(Em *e, Stmt *s, const PlanFrag *f);
+/* store G[..] <- expr whose layout is f's (a tile, a row vector or a column vector). */
+void sm90_tile_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *f);
+/* Compute call = rowsum/rowmax/rowmin (into a FRAG_TROW-shaped name[]) or
+ * colsum/colmax (FRAG_TCOL) of a tile expression; ctx is the tile that fixes the
+ * shape when the argument reads none. Declares `name` when declare. */
+bool sm90_tile_reduce(Em *e, const Expr *call, const char *name, DType dt, const PlanFrag *ctx, bool declare, Span sp);
+/* Emit `const T name = sum(x)` for a sum() call (a full reduction over the role). */
+bool sm90_sum_emit(Em *e, const Expr *call, const char *name, Span sp);
 
 #endif

@@ -260,15 +260,19 @@ static void sc_emit(Em *e, StrBuf *o, const Expr *x)
 		sc_emit(e, o, x->rhs);
 		sb_putc(o, ')');
 		return;
-	case E_CALL:   /* min/max: the only calls scalar_bad lets through */
-		sb_printf(o, "%s(", x->name);
-		for (int i = 0; i < x->nargs; i++) {
-			if (i)
-				sb_puts(o, ", ");
-			sc_emit(e, o, x->args[i]);
+	case E_CALL: {   /* min/max, float math, casts: the calls scalar_bad lets through */
+		StrBuf a[2] = {{0}, {0}};
+		const char *args[2] = {"", ""};
+		for (int i = 0; i < x->nargs && i < 2; i++) {
+			sc_emit(e, &a[i], x->args[i]);
+			args[i] = sb_str(&a[i]);
 		}
-		sb_putc(o, ')');
+		if (!lower_call_spell(o, x, args))
+			sb_puts(o, "0");
+		sb_free(&a[0]);
+		sb_free(&a[1]);
 		return;
+	}
 	default:
 		sb_puts(o, "0");
 		return;
@@ -504,7 +508,7 @@ void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag 
 		return;
 	}
 	const Decl *g = a.g;
-	Fx c = {FRAG_VEC, f};
+	Fx c = {FRAG_VEC, f, NULL, 0};
 	StrBuf val = {0};
 	if (!sm90_fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -624,7 +628,7 @@ static void vec_loop_end(Em *e)
 /* The C value of s->src (or `src`) per element, in the loop context of f. */
 static bool vec_value(Em *e, const Expr *src, const PlanFrag *f, StrBuf *val)
 {
-	Fx c = {FRAG_VEC, f};
+	Fx c = {FRAG_VEC, f, NULL, 0};
 	return sm90_fx_emit(e, val, src, &c);
 }
 
@@ -904,6 +908,109 @@ void sm90_vec_smem_atomic(Em *e, Stmt *s, const Expr *ref, const Expr *v, const 
 	}
 	scatter_end(e);
 	sb_free(&val);
+}
+
+/* ---- shared with sm90_tile.c ---- */
+
+const Decl *sm90_global(const Em *e, const char *name)
+{
+	return global_param(e, name);
+}
+
+bool sm90_read_only(const Em *e, const char *name)
+{
+	return read_only(e, name);
+}
+
+void sm90_point_offset(Em *e, StrBuf *o, const Expr *x, const Decl *g, int npoints)
+{
+	point_offset(e, o, x, g, npoints);
+}
+
+long long sm90_gcd(long long a, long long b)
+{
+	return gcd_ll(a, b);
+}
+
+/* The element stride of dimension d of row-major g: the product of the later
+ * extents, as C text (constants folded) and its provable multiple. */
+static const char *dim_stride(Em *e, const Decl *g, int d, long long *mult)
+{
+	long long cst = 1;
+	StrBuf b = {0};
+	*mult = 1;
+	for (int j = d + 1; j < g->rank; j++) {
+		long long v;
+		if (eval_expr(g->shape[j], e->k, NULL, &v))
+			cst *= v;
+		else
+			sb_printf(&b, "%s(long long)%s", b.len ? " * " : "", sm90_cexpr_p(e, g->shape[j]));
+		*mult *= sm90_known_multiple(e, g->shape[j]);
+	}
+	if (cst != 1 || !b.len)
+		sb_printf(&b, "%s%lld", b.len ? " * " : "", cst);
+	const char *r = arena_strdup(&e->c->arena, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+bool sm90_gref(Em *e, const Expr *x, GRef *r)
+{
+	memset(r, 0, sizeof *r);
+	if (!x || x->kind != E_INDEX || !x->base || x->base->kind != E_IDENT)
+		return false;
+	r->g = global_param(e, x->base->name);
+	const Decl *g = r->g;
+	if (!g || g->rank != x->nslices || !plain_dtype(g->dt))
+		return false;
+	StrBuf b = {0};
+	for (int i = 0; i < g->rank; i++) {
+		const Slice *sl = &x->slices[i];
+		long long ms, v;
+		const char *st = dim_stride(e, g, i, &ms);
+		if (sl->kind == SL_POINT) {
+			if (sm90_frag_of(e, sl->start)) {
+				sb_free(&b);
+				return false;   /* a scatter index */
+			}
+			if (!(eval_expr(sl->start, e->k, NULL, &v) && v == 0)) {
+				sb_printf(&b, "%s(long long)%s * %s", b.len ? " + " : "", sm90_cexpr_p(e, sl->start), st);
+				r->mbase = gcd_ll(r->mbase, sm90_known_multiple(e, sl->start) * ms);
+			}
+			continue;
+		}
+		if (r->nr == 2) {
+			sb_free(&b);
+			return false;
+		}
+		int t = r->nr++;
+		r->rdim[t] = i;
+		r->stride[t] = st;
+		r->mstride[t] = ms;
+		r->unit[t] = i == g->rank - 1;
+		if (sl->kind == SL_RANGE) {
+			if (!eval_expr(sl->len, e->k, NULL, &r->len[t])) {
+				sb_free(&b);
+				return false;
+			}
+			bool zero = eval_expr(sl->start, e->k, NULL, &v) && v == 0;
+			r->start[t] = zero ? "0" : sm90_cexpr_p(e, sl->start);
+			r->mstart[t] = zero ? 0 : sm90_known_multiple(e, sl->start);
+		} else if (sl->kind == SL_ALL) {
+			if (!eval_expr(g->shape[i], e->k, NULL, &r->len[t])) {
+				sb_free(&b);
+				return false;
+			}
+			r->start[t] = "0";
+			r->mstart[t] = 0;
+		} else {
+			sb_free(&b);
+			return false;
+		}
+	}
+	r->base = arena_strdup(&e->c->arena, sb_str(&b));
+	sb_free(&b);
+	return true;
 }
 
 /* ---- helper library ---- */

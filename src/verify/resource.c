@@ -314,7 +314,7 @@ static void check_frag_regs(Sched *v)
 				el *= fr->dims[q];
 			/* a split fragment is spread over every thread of the role; an unsplit one
 			 * is replicated in each warpgroup, i.e. spread over one warpgroup's threads */
-			int holders = fr->d->split != SPLIT_NONE || a->threads < wg_threads ? a->threads : wg_threads;
+			int holders = fr->d->split != SPLIT_NONE || fr->d->lanes || a->threads < wg_threads ? a->threads : wg_threads;
 			long long w = (el * dtype_size(fr->d->dt) + 3) / 4;
 			w = (w + holders - 1) / holders;
 			words += w;
@@ -334,8 +334,30 @@ static void check_frag_regs(Sched *v)
 	}
 }
 
+/* CK-RES-010: a thread tile's rows divide over the role's warps (32 / lanes rows per warp per pass). */
+static void check_tiles(Sched *v)
+{
+	const TargetInfo *ti = target_info(v->tgt);
+	for (int f = 0; f < v->nfrags; f++) {
+		SchedFrag *fr = &v->frags[f];
+		if (!fr->d->lanes || fr->role < 0 || !fr->cshape || fr->rank != 2)
+			continue;
+		SchedRole *a = &v->roles[fr->role];
+		int warps = a->threads / ti->warp_size;
+		long long pass = (long long)warps * (ti->warp_size / fr->d->lanes);
+		if (warps <= 0 || fr->dims[0] % pass == 0)
+			continue;
+		Diag *d = v_report(v, "CK-RES-010", fr->d->span, fr->role, fr->name, -1, -1,
+		                   "thread tile '%s' has %lld rows, but role '%s' covers %lld rows per pass (%d warps x %d rows of %d lanes)",
+		                   fr->name, fr->dims[0], a->name, pass, warps, ti->warp_size / fr->d->lanes, fr->d->lanes);
+		diag_set(&d->condition, "rows (%lld) %% (warps x 32 / lanes) (%lld) == 0", fr->dims[0], pass);
+		diag_set(&d->hint, "use a multiple of %lld rows, or change the role's warps or the tile's lanes", pass);
+	}
+}
+
 void verify_resource(Sched *v)
 {
+	check_tiles(v);
 	check_smem(v);
 	check_warps(v);
 	check_regs(v);

@@ -209,7 +209,7 @@ static void host_make(Host *h, CakeUnit *u, const long long *dims)
 		h->b[i].host = calloc(h->b[i].elems, (size_t)dtype_size(k->params[i]->dt));
 		run_fill_input(h->b[i].host, k->params[i]->dt, h->b[i].elems, 99 + (uint64_t)i);
 	}
-	h->r = (FamRun){k, h->L.dimvals, h->b, 5, 4096, 1, NULL};   /* every row checked */
+	h->r = (FamRun){k, h->L.dimvals, h->b, 5, 4096, 1, NULL, NULL};   /* every row checked */
 }
 
 static void host_free(Host *h, const Kernel *k)

@@ -1146,6 +1146,101 @@ static void test_counting_sort(void **state)
 	free(acc);
 }
 
+/* Thread tiles (`lanes`, FRAG_TILE) and their row and column vectors: the layouts, the
+ * 16-byte row accesses, the shuffle trees of rowsum and sum(), colsum across the warps
+ * through shared memory, scalar float math in lets; refusals. tests/lower/emu.sh runs the
+ * same kernels on the CPU emulator against float64. */
+static const char TILES[] =
+	"kernel tiles target sm_90a\n"
+	"  param X: global f32[N, 128]\n"
+	"  param A: global f32[N]\n"
+	"  param Y: global f32[N]\n"
+	"  param C: global f32[N, 128]\n"
+	"  domain N % 32 == 0\n"
+	"  grid (N / 32) as (b)\n"
+	"  role work warps 0..3\n"
+	"  frag S:  f32[32, 128] in work lanes 32\n"
+	"  frag k:  f32[128] in work\n"
+	"  frag d:  f32[32] in work\n"
+	"  frag cs: f32[128] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    let a = sigmoid(A[b]) * 2.0\n"
+	"    load S <- X[b * 32 +: 32, :]\n"
+	"    load k <- X[0, :]\n"
+	"    d = rowsum(S * cols(k * a)) + sum(k * k)\n"
+	"    cs = colsum(S * rows(d))\n"
+	"    store Y[b * 32 +: 32] <- d + sum(d)\n"
+	"    store C[b, :] <- cs\n"
+	"  }\n"
+	"}\n";
+
+static void test_thread_tiles(void **state)
+{
+	(void)state;
+	Fx f;
+	fx_open(&f, TILES);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	const PlanFrag *S = &p->frags[plan_frag_index(p, "S")], *k = &p->frags[plan_frag_index(p, "k")];
+	const PlanFrag *d = &p->frags[plan_frag_index(p, "d")], *cs = &p->frags[plan_frag_index(p, "cs")];
+	assert_int_equal(S->layout, FRAG_TILE);
+	assert_int_equal(S->regs_per_thread, 32);   /* 8 rows x 4 columns */
+	assert_int_equal(S->lanes, 32);
+	assert_int_equal(k->layout, FRAG_TCOL);
+	assert_int_equal(k->regs_per_thread, 4);
+	assert_int_equal(d->layout, FRAG_TROW);
+	assert_int_equal(d->regs_per_thread, 8);
+	assert_int_equal(cs->layout, FRAG_TCOL);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"const float a = ((1.0f / (1.0f + expf(-((__uint_as_float(ld_global_nc_b32(A + (long long)b))))))) * (2.0f));",
+		"ld_global_nc_v4(p_ + q_ * 4, wv_);",                               /* 16-byte row pieces */
+		"const float *p_ = src_ + (long long)((i_) * 4 + (int)warp) * 128;",  /* row (i W + w) */
+		"v_[u_] = v_[u_] + (float)__shfl_xor_sync(0xffffffffu, v_[u_], o_);",
+		"for (int o_ = 1; o_ < 32; o_ <<= 1)   /* the lanes of a row */",
+		"__shared__ float xw",                                              /* colsum and sum(d) across warps */
+		"named_bar_sync(1u, 128u);",
+		"if ((int)(threadIdx.x % 32u) == 0) {",                             /* a row vector: one lane per row stores */
+		"if ((int)warp == 0) {",                                            /* a column vector: the first warp stores */
+		"(S[a_] * (k[j_] * a))",
+	};
+	expect_all(t, must, NELEM(must));
+	expect_compiles(t, "tiles");
+	sb_free(&cu);
+	fx_close(&f);
+	/* 16 lanes per row: 2 rows per warp, 8 columns per lane */
+	char *l16 = text_with(TILES, "lanes 32", "lanes 16");
+	fx_open(&f, l16);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	assert_int_equal(p->frags[plan_frag_index(p, "S")].regs_per_thread, 32);
+	assert_int_equal(p->frags[plan_frag_index(p, "k")].regs_per_thread, 8);
+	assert_int_equal(p->frags[plan_frag_index(p, "d")].regs_per_thread, 4);
+	StrBuf c16 = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &c16, false));
+	assert_non_null(strstr(sb_str(&c16), "(((i_) * 4 + (int)warp) * 2 + (int)(threadIdx.x % 32u) / 16)"));
+	assert_non_null(strstr(sb_str(&c16), "for (int o_ = 16; o_ < 32; o_ <<= 1)   /* the row groups of the warp */"));
+	expect_compiles(sb_str(&c16), "tiles");
+	sb_free(&c16);
+	fx_close(&f);
+	free(l16);
+	/* refusals: a tile loaded from shared memory; a tile next to an accumulator in one role */
+	char *sm = text_with(TILES, "  frag S:", "  smem buf: f32[32, 128]\n  frag S:");
+	char *sm2 = text_with(sm, "load S <- X[b * 32 +: 32, :]", "store buf[0, 0 +: 128] <- k\n    sync\n    load S <- buf[:, :]");
+	expect_refused(sm2, "CK-LOW-002");
+	free(sm), free(sm2);
+	char *mix = text_with(TILES, "  frag cs:", "  frag acc: f32[64, 64] in work\n  frag cs:");
+	char *mix2 = text_with(mix, "    store C[b, :] <- cs\n", "    store C[b, :] <- cs\n    acc = 0\n");
+	fx_open(&f, mix2);
+	assert_null(derive_plan(&f.c, f.k));
+	assert_true(has_rule(&f.dl, "CK-LOW-009"));
+	fx_close(&f);
+	free(mix), free(mix2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1166,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_attention),
 		cmocka_unit_test(test_kmeans_segmented),
 		cmocka_unit_test(test_counting_sort),
+		cmocka_unit_test(test_thread_tiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

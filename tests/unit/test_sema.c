@@ -944,6 +944,89 @@ static void test_builtin_table(void **state)
 	assert_int_equal(edit_distance("kitten", "sitting", 5), 3);
 }
 
+/* ---- thread tiles (`lanes`) and sum() ---- */
+
+static const char TILE[] =
+	"kernel t target sm_90a\n"
+	"  param X: global f32[N, 128]\n"
+	"  param Y: global f32[N]\n"
+	"  grid (N / 32) as (b)\n"
+	"  role work warps 0..3\n"
+	"  frag S: f32[32, 128] in work lanes 32\n"
+	"  frag k: f32[128] in work\n"
+	"  frag d: f32[32] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    load S <- X[b * 32 +: 32, :]\n"
+	"    load k <- X[0, :]\n"
+	"    d = rowsum(S * cols(k)) + sum(k * k)\n"
+	"    store Y[b * 32 +: 32] <- d\n"
+	"  }\n"
+	"}\n";
+
+static void test_tile_clean(void **state)
+{
+	(void)state;
+	Fx *f = compile(TILE);
+	if (f->dl.n)
+		dump(f);
+	assert_int_equal(f->dl.n, 0);
+	Kernel *k = f->p->kernels[0];
+	int lanes = -1;
+	for (int i = 0; i < k->ndecls; i++)
+		if (k->decls[i]->kind == D_FRAG && !strcmp(k->decls[i]->name, "S"))
+			lanes = k->decls[i]->lanes;
+	assert_int_equal(lanes, 32);
+	fx_free(f);
+}
+
+static void test_045_bad_tile(void **state)
+{
+	(void)state;
+	static const struct { const char *to, *needle; } cases[] = {
+		{"frag S: f32[32, 128] in work lanes 6", "lanes 6"},           /* not a power of two */
+		{"frag S: f32[32, 100] in work lanes 8", "lanes 8"},           /* does not divide the columns */
+		{"frag S: f32[32, 128] in work split m lanes 32", "lanes 32"}, /* split and lanes */
+	};
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char *src = mutate(TILE, "frag S: f32[32, 128] in work lanes 32", cases[i].to);
+		if (strstr(cases[i].to, "100")) {   /* the 128-column uses of S then mismatch too: only check the rule */
+			Fx *f = compile(src);
+			bool found = false;
+			for (int j = 0; j < f->dl.n; j++)
+				found |= !strcmp(f->dl.items[j]->rule, "CK-SEM-045");
+			assert_true(found);
+			fx_free(f);
+		} else {
+			expect_one(src, "CK-SEM-045", cases[i].needle);
+		}
+		free(src);
+	}
+	char *r1 = mutate(TILE, "frag k: f32[128] in work", "frag k: f32[128] in work lanes 4");
+	expect_one(r1, "CK-SEM-045", "lanes 4");   /* a vector is not a tile */
+	free(r1);
+	/* a thread tile is not a tensor-core operand */
+	char *w = mutate(GEMM, "frag acc: f32[128, 256] in mma split m", "frag acc: f32[128, 256] in mma lanes 32");
+	expect_one(w, "CK-SEM-045", "acc += a");
+	free(w);
+}
+
+static void test_sum_rules(void **state)
+{
+	(void)state;
+	/* a let, a condition or a loop bound cannot read fragments through sum() */
+	char *l = mutate(TILE, "    store Y", "    let bad = sum(k)\n    store Y");
+	expect_one(l, "CK-SEM-037", "k)\n    store");
+	free(l);
+	char *c = mutate(TILE, "    store Y", "    if sum(k) > 0.0 {\n      d = 0.0\n    }\n    store Y");
+	expect_one(c, "CK-SEM-037", "k) > 0.0");
+	free(c);
+	/* sum() of a scalar is refused */
+	char *s = mutate(TILE, "sum(k * k)", "sum(2.0)");
+	expect_one(s, "CK-SEM-035", "2.0");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1003,6 +1086,9 @@ int main(void)
 		cmocka_unit_test(test_040_assign_to_smem),
 		cmocka_unit_test(test_collects_all),
 		cmocka_unit_test(test_builtin_table),
+		cmocka_unit_test(test_tile_clean),
+		cmocka_unit_test(test_045_bad_tile),
+		cmocka_unit_test(test_sum_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,703 @@
+/*
+ * kda.c — the KDA app (options in kda.h; the command is src/cmd/kda.c): one
+ * Kimi Delta Attention layer on the GPU with a Cake IR kernel of kernels/kda/,
+ * checked against the float64 recurrence and timed.
+ *
+ * The kernel. --mode decode runs kda_decode (kda_decode.cake, f32 state) or
+ * kda_decode_bf16 (kda_decode_bf16.cake), their _lb twins with the lower-bound
+ * gate: T = 1 .. 16 tokens for each of B sequences, the state read once and
+ * written once. --mode prefill runs kda_prefill (B sequences of T tokens) or
+ * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens)
+ * from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
+ * is the plain one, through --kernel). --kernel FILE[:NAME] runs another
+ * kernel of the kda or kda_decode family instead (a chunked prefill, a
+ * candidate from the search). The kernel goes through the pipeline
+ * (cake_compile to the lowering, cake_jit once the device is open) and is
+ * launched through the launch layer; buffers are bound to its parameters by
+ * the family's names (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu), dims by
+ * name (B, T, H, N, N1), the scalar lower_bound by value.
+ *
+ * Inputs are seeded: q, k, v, g_raw and beta logits uniform in [-1, 1] (bf16),
+ * A_log and dt_bias from kda_fill_gate_params (long- and short-memory
+ * channels), the initial state uniform in [-1, 1].
+ *
+ * Refused before anything is launched, in this order (exit status 2 for bad
+ * input, 1 for a kernel that cannot serve the options): what
+ * the options cannot mean (app_kda_refusal: empty shapes, a head dimension
+ * other than 128, bad --seqlens, decode with --seqlens or more than 16
+ * tokens, a lower bound outside [-5, 0)); a kernel that does not compile or
+ * does not belong to a KDA family; a shape outside the kernel's `domain` or
+ * refused by its family or the launch layer; a non-finite input value (a NaN
+ * planted with --poison shows it). Then the kernel is compiled (NVRTC, on the
+ * CPU), and only then is the GPU opened: without one the command says so in
+ * one line and exits GPU_EXIT_NO_DRIVER.
+ *
+ * The check: the outputs of the first launch (O, and the final states SN)
+ * against the float64 recurrence on --check-heads (sequence, head) pairs, with
+ * the kernel's family's tolerance (kda_decode: o 4e-3, f32 state 1e-4; kda:
+ * 8e-3); the whole of O and SN is scanned for NaN (both are poisoned before
+ * the launch). A failed check is exit status 1.
+ *
+ * Timing. A decode step is a few microseconds of kernel, less than the cost
+ * of a launch from the host, so decode is timed as ANCHORS.md's numbers are:
+ * a CUDA graph of --graph-launches launches (20), replayed --iters times
+ * between CUDA events after warm-up, time per launch = replay / launches
+ * (median and minimum); the same launches one at a time are reported too.
+ * The state traffic is 2 N H K V sizeof(state) bytes per launch. Prefill is
+ * timed one launch at a time (events around each, median of --iters). The
+ * inputs are not re-uploaded between launches: a launch reads S0 and writes
+ * SN, so every launch does the same work.
+ *
+ * --dump DIR writes every tensor (the inputs, and O and SN of the checked
+ * launch) as DIR/NAME.bin with DIR/meta.json: bench/kda.sh runs FLA on exactly
+ * these inputs and compares.
+ */
+#include "kda.h"
+#include "../family/kda.h"
+#include "../gpu/launch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+KdaOpts app_kda_options(void)
+{
+	KdaOpts o;
+	memset(&o, 0, sizeof o);
+	o.B = 1, o.H = 32, o.T = 1, o.K = 128, o.V = 128;
+	o.mode = KDA_MODE_DECODE;
+	o.check = true;
+	o.graph = true;
+	o.iters = 0;   /* 0: the mode's default */
+	o.warmup = 5;
+	o.graph_launches = 20;
+	o.check_heads = 64;
+	o.seed = 1;
+	o.dir = "kernels/kda";
+	return o;
+}
+
+const char *app_kda_refusal(const KdaOpts *o, char *buf, size_t n)
+{
+	long long T = o->T;
+	if (o->nseq) {
+		T = 0;
+		for (int i = 0; i < o->nseq; i++) {
+			if (o->seqlens[i] <= 0) {
+				snprintf(buf, n, "--seqlens: sequence %d has length %lld; every sequence needs at least one token (drop empty ones)", i,
+				         o->seqlens[i]);
+				return buf;
+			}
+			T += o->seqlens[i];
+		}
+		if (o->T > 0 && o->T != T && o->T != 1) {
+			snprintf(buf, n, "--seqlens add up to %lld tokens, but --shape says T = %lld; cu_seqlens must end at T", T, o->T);
+			return buf;
+		}
+		if (o->B != 1) {
+			snprintf(buf, n, "--seqlens packs the sequences along T, so B must be 1 (got B = %lld)", o->B);
+			return buf;
+		}
+		if (o->mode == KDA_MODE_DECODE) {
+			snprintf(buf, n, "--seqlens is for --mode prefill; a decode step runs B sequences of T = 1 .. 16 tokens");
+			return buf;
+		}
+	}
+	KdaProblem p = {.B = o->nseq ? 1 : o->B, .T = T, .H = o->H, .K = o->K, .V = o->V, .N = o->nseq ? o->nseq : o->B,
+	                .packed = o->nseq > 0, .gate = o->lower_bound_gate ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS,
+	                .lower_bound = o->lower_bound};
+	if (kda_refuse_shape(&p, 128, 128, buf, n) || kda_refuse_gate(&p, buf, n))
+		return buf;
+	if (o->mode == KDA_MODE_DECODE && T > 16) {
+		snprintf(buf, n, "--mode decode runs 1 .. 16 tokens per sequence (one step, or a speculative window), not T = %lld; use --mode prefill",
+		         T);
+		return buf;
+	}
+	return NULL;
+}
+
+/* ---- the run ---- */
+
+typedef struct Run {
+	const KdaOpts *o;
+	SourceSet ss;
+	DiagList dl;
+	CakeUnit u;
+	bool compiled;
+	Kernel *k;
+	Plan *p;
+	const Family *fam;
+	char file[512], name[128];
+	long long dimvals[LAUNCH_MAX_DIMS];
+	double *scalars;
+	Launch L;
+	FamBuf *buf;                /* per parameter: extents and host images */
+	GpuPtr *dev;
+	long long B, T, H, N;
+	int64_t *cu;
+	GpuDev g;
+	bool opened;
+	void *stream, *graph, *ev[2];
+} Run;
+
+static void print_diags(Run *r)
+{
+	StrBuf b = {0};
+	diag_sort(&r->dl);
+	diag_print_text(&b, &r->ss, &r->dl, false);
+	fwrite(b.s ? b.s : "", 1, b.len, stderr);
+	sb_free(&b);
+}
+
+/* The kernel file and name of the mode (or --kernel). */
+static void pick_kernel(Run *r)
+{
+	const KdaOpts *o = r->o;
+	if (o->kernel) {
+		const char *c = strrchr(o->kernel, ':');
+		if (c && c != o->kernel && !strchr(c, '/')) {
+			snprintf(r->file, sizeof r->file, "%.*s", (int)(c - o->kernel), o->kernel);
+			snprintf(r->name, sizeof r->name, "%s", c + 1);
+		} else {
+			snprintf(r->file, sizeof r->file, "%s", o->kernel);
+			r->name[0] = 0;   /* the file's only (or first) kernel */
+		}
+		return;
+	}
+	const char *lb = o->lower_bound_gate ? "_lb" : "";
+	if (o->mode == KDA_MODE_DECODE) {
+		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
+		snprintf(r->name, sizeof r->name, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
+	} else {
+		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
+		snprintf(r->name, sizeof r->name, "kda_prefill%s%s", o->nseq ? "_varlen" : "", lb);
+	}
+}
+
+static bool is_name(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Compile to the lowering, bind dims and scalars, check the domain, the family's
+ * refusals and the launch shape. Diagnostics to stderr; 0 when ready, 1 for a
+ * kernel problem (unreadable, not lowerable, not a KDA kernel, not matching the
+ * options), 2 for a shape the kernel refuses. */
+static int prepare(Run *r)
+{
+	const KdaOpts *o = r->o;
+	CakeOptions co = cake_options(CAKE_LOWER);
+	co.kernel = r->name[0] ? r->name : NULL;
+	int before = r->dl.nerr;
+	int rc = cake_compile_path(&r->u, &r->ss, &r->dl, r->file, &co);
+	r->compiled = true;
+	if (rc == 2) {
+		fprintf(stderr, "cake kda: cannot read '%s' (pass --kernels DIR, the folder holding the kda .cake files)\n", r->file);
+		return 1;
+	}
+	if (r->dl.nerr == before && r->u.nkernels == 0) {
+		fprintf(stderr, "cake kda: '%s' has no kernel named '%s'\n", r->file, r->name);
+		return 1;
+	}
+	if (r->u.failed != CAKE_STAGE_NONE) {
+		print_diags(r);
+		fprintf(stderr, "cake kda: kernel '%s' of '%s' cannot be lowered; nothing was run\n", r->name[0] ? r->name : "?", r->file);
+		return 1;
+	}
+	r->k = r->u.kernels[0];
+	r->p = r->u.plans[0];
+	snprintf(r->name, sizeof r->name, "%s", r->k->name);
+	const char *fname = r->k->family ? r->k->family->name : NULL;
+	r->fam = fname ? family_find(family_builtin(), fname) : NULL;
+	if (!r->fam || (!is_name(fname, "kda") && !is_name(fname, "kda_decode"))) {
+		fprintf(stderr, "cake kda: kernel '%s' is not of the kda or kda_decode family (its header names %s); the app binds that "
+		        "family's parameters\n", r->name, fname ? fname : "none");
+		return 1;
+	}
+	bool sbf16 = r->k->params[fam_param(r->k, "S0")]->dt == DT_BF16;
+	if (sbf16 != o->state_bf16) {
+		fprintf(stderr, "cake kda: kernel '%s' keeps a%s state, but --state %s was asked for%s\n", r->name, sbf16 ? " bf16" : "n f32",
+		        o->state_bf16 ? "bf16" : "f32", o->mode == KDA_MODE_PREFILL && o->state_bf16 ? " (no bf16-state prefill kernel yet)" : "");
+		return 1;
+	}
+	if (o->mode == KDA_MODE_DECODE && !is_name(fname, "kda_decode"))
+		fprintf(stderr, "cake kda: note: kernel '%s' is of family %s, run here as a decode step\n", r->name, fname);
+	bool varlen = fam_param(r->k, "Cu") >= 0;
+	if (varlen != (o->nseq > 0)) {
+		fprintf(stderr, "cake kda: kernel '%s' %s cu_seqlens, but %s\n", r->name, varlen ? "takes" : "takes no",
+		        varlen ? "no --seqlens were given" : "--seqlens were given");
+		return 1;
+	}
+	/* dims by name */
+	for (int d = 0; d < r->k->ndims && d < LAUNCH_MAX_DIMS; d++) {
+		const char *n = r->k->dims[d];
+		long long v = is_name(n, "B") ? r->B : is_name(n, "T") ? r->T : is_name(n, "H") ? r->H : is_name(n, "N") ? r->N
+		            : is_name(n, "N1") ? r->N + 1 : -1;
+		if (v < 0) {
+			fprintf(stderr, "cake kda: kernel '%s' has a dim '%s' that cake kda does not bind (B, T, H, N and N1 only)\n", r->name, n);
+			return 1;
+		}
+		r->dimvals[d] = v;
+	}
+	/* scalars by name: the gate's lower bound */
+	r->scalars = xcalloc((size_t)r->k->nparams + 1, sizeof(double));
+	bool has_lb = false;
+	for (int i = 0; i < r->k->nparams; i++) {
+		const Decl *d = r->k->params[i];
+		if (d->space == SP_GLOBAL)
+			continue;
+		if (!is_name(d->name, "lower_bound")) {
+			fprintf(stderr, "cake kda: kernel '%s' has a scalar parameter '%s' that cake kda does not bind\n", r->name, d->name);
+			return 1;
+		}
+		r->scalars[i] = o->lower_bound;
+		has_lb = true;
+	}
+	if (has_lb != o->lower_bound_gate) {
+		fprintf(stderr, "cake kda: kernel '%s' %s, but %s\n", r->name, has_lb ? "uses the lower-bound gate" : "uses the softplus gate",
+		        has_lb ? "no --lower-bound was given" : "--lower-bound was given (pick the kernel's _lb twin)");
+		return 1;
+	}
+	const char *failed = NULL;
+	if (!eval_domain(r->k, r->dimvals, &failed)) {
+		fprintf(stderr, "cake kda: shape B=%lld T=%lld H=%lld (%lld sequences) is outside the domain of '%s': '%s' is false\n", r->B, r->T,
+		        r->H, r->N, r->name, failed ? failed : "?");
+		free((void *)failed);
+		return 2;
+	}
+	char err[512];
+	if (!launch_shape(&r->L, r->p, r->dimvals, err, sizeof err)) {
+		fprintf(stderr, "cake kda: kernel '%s': %s\n", r->name, err);
+		return 2;
+	}
+	/* host-side descriptions of the parameters, then the family's shape refusals */
+	r->buf = xcalloc((size_t)r->k->nparams + 1, sizeof *r->buf);
+	for (int i = 0; i < r->k->nparams; i++) {
+		FamBuf *b = &r->buf[i];
+		b->decl = r->k->params[i];
+		b->rank = b->decl->rank;
+		if (b->decl->space != SP_GLOBAL)
+			continue;
+		if (!launch_param_extents(&r->L, i, b->dims, &b->elems)) {
+			fprintf(stderr, "cake kda: an extent of '%s' does not evaluate to a positive integer\n", b->decl->name);
+			return 1;
+		}
+		b->bytes = b->elems * (size_t)dtype_size(b->decl->dt);
+	}
+	FamBuf *Q = fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "Q");
+	if (Q && (Q->dims[3] != o->K || fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "V")->dims[3] != o->V)) {
+		fprintf(stderr, "cake kda: kernel '%s' is written for K = %lld, V = %lld, not K = %lld, V = %lld\n", r->name, Q->dims[3],
+		        fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "V")->dims[3], o->K, o->V);
+		return 1;
+	}
+	FamRun fr = {r->k, r->dimvals, r->buf, o->seed, o->check_heads, 1, NULL, r->scalars};
+	if (r->fam->refuse && r->fam->refuse(&fr, err, sizeof err)) {
+		fprintf(stderr, "cake kda: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+static double unif(uint64_t *st)
+{
+	return (double)(oracle_splitmix64(st) >> 11) / (double)(1ull << 53);
+}
+
+/* Seeded host inputs; outputs allocated. */
+static bool make_inputs(Run *r)
+{
+	for (int i = 0; i < r->k->nparams; i++) {
+		FamBuf *b = &r->buf[i];
+		if (b->decl->space != SP_GLOBAL)
+			continue;
+		b->host = malloc(b->bytes ? b->bytes : 1);
+		if (!b->host) {
+			fprintf(stderr, "cake kda: host out of memory for '%s' (%zu bytes)\n", b->decl->name, b->bytes);
+			return false;
+		}
+		const char *n = b->decl->name;
+		uint64_t seed = r->o->seed * 1000003u + (uint64_t)i * 0x9e37u;
+		if (is_name(n, "O") || is_name(n, "SN"))
+			memset(b->host, 0xff, b->bytes);
+		else if (is_name(n, "Cu"))
+			memcpy(b->host, r->cu, b->bytes);
+		else if (b->decl->dt == DT_BF16 && !is_name(n, "S0"))
+			oracle_fill_bf16(b->host, b->elems, seed);
+		else if (is_name(n, "S0")) {
+			uint64_t st = seed;
+			for (size_t e = 0; e < b->elems; e++) {
+				float v = (float)(2.0 * unif(&st) - 1.0);
+				if (b->decl->dt == DT_BF16)
+					((uint16_t *)b->host)[e] = oracle_f32_to_bf16(v);
+				else
+					((float *)b->host)[e] = v;
+			}
+		}
+	}
+	FamRun fr = {.k = r->k, .buf = r->buf};
+	FamBuf *A = fam_buf(&fr, "Alog"), *D = fam_buf(&fr, "Dtb");
+	kda_fill_gate_params(A->host, D->host, r->H, r->o->K, r->o->seed ^ 0xda7au);
+	return true;
+}
+
+/* --poison NAME=INDEX: a NaN into input NAME at flat INDEX. */
+static bool poison(Run *r)
+{
+	const char *s = r->o->poison, *eq = s ? strchr(s, '=') : NULL;
+	if (!s)
+		return true;
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - s) : 0, s);
+	FamBuf *b = eq ? fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, name) : NULL;
+	char *end;
+	long long idx = eq ? strtoll(eq + 1, &end, 10) : -1;
+	if (!b || *end || idx < 0 || (size_t)idx >= b->elems || is_name(name, "O") || is_name(name, "SN") || is_name(name, "Cu")) {
+		fprintf(stderr, "cake kda: --poison takes INPUT=INDEX with INPUT one of Q, K, V, G, Beta, Alog, Dtb, S0 and INDEX inside it (got '%s')\n", s);
+		return false;
+	}
+	if (b->decl->dt == DT_BF16)
+		((uint16_t *)b->host)[idx] = 0x7fc0;
+	else
+		((float *)b->host)[idx] = NAN;
+	return true;
+}
+
+static KdaProblem problem_of(Run *r)
+{
+	FamRun fr = {.k = r->k, .buf = r->buf};
+	KdaProblem p = {
+		.B = r->B, .T = r->T, .H = r->H, .K = r->o->K, .V = r->o->V, .N = r->N, .cu = r->cu, .packed = r->cu != NULL,
+		.gate = r->o->lower_bound_gate ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS, .lower_bound = r->o->lower_bound,
+		.state_bf16 = fam_buf(&fr, "S0")->decl->dt == DT_BF16,
+		.q = fam_buf(&fr, "Q")->host, .k = fam_buf(&fr, "K")->host, .v = fam_buf(&fr, "V")->host, .g = fam_buf(&fr, "G")->host,
+		.beta = fam_buf(&fr, "Beta")->host, .alog = fam_buf(&fr, "Alog")->host, .dtb = fam_buf(&fr, "Dtb")->host,
+		.s0 = fam_buf(&fr, "S0")->host,
+	};
+	return p;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static bool gpu_fail(Run *r, const char *what)
+{
+	fprintf(stderr, "cake kda: %s: %s\n", what, r->g.err);
+	return false;
+}
+
+/* Times of n launches (µs each, sorted ascending) of r's kernel, one at a time between events. */
+static bool time_single(Run *r, int n, double *t)
+{
+	for (int i = 0; i < n; i++) {
+		float ms = 0;
+		if (gpu_event_record(&r->g, r->ev[0]) || launch_go(&r->g, &r->L) || gpu_event_record(&r->g, r->ev[1]) ||
+		    gpu_event_elapsed_ms(&r->g, r->ev[0], r->ev[1], &ms))
+			return gpu_fail(r, "timing a launch");
+		t[i] = ms * 1e3;
+	}
+	qsort(t, (size_t)n, sizeof *t, cmp_dbl);
+	return true;
+}
+
+/* Per-launch times (µs, sorted) from n replays of a graph of m launches. */
+static bool time_graph(Run *r, int m, int n, double *t)
+{
+	if (gpu_graph_begin(&r->g))
+		return gpu_fail(r, "capturing the decode launches");
+	for (int i = 0; i < m; i++)
+		if (launch_go(&r->g, &r->L)) {
+			void *x = NULL;
+			gpu_graph_end(&r->g, &x);
+			gpu_graph_destroy(&r->g, x);
+			return gpu_fail(r, "capturing a launch");
+		}
+	if (gpu_graph_end(&r->g, &r->graph))
+		return gpu_fail(r, "instantiating the graph");
+	for (int i = 0; i < 3; i++)
+		if (gpu_graph_launch(&r->g, r->graph))
+			return gpu_fail(r, "replaying the graph");
+	for (int i = 0; i < n; i++) {
+		float ms = 0;
+		if (gpu_event_record(&r->g, r->ev[0]) || gpu_graph_launch(&r->g, r->graph) || gpu_event_record(&r->g, r->ev[1]) ||
+		    gpu_event_elapsed_ms(&r->g, r->ev[0], r->ev[1], &ms))
+			return gpu_fail(r, "timing the graph");
+		t[i] = ms * 1e3 / m;
+	}
+	qsort(t, (size_t)n, sizeof *t, cmp_dbl);
+	return true;
+}
+
+/* --dump DIR: the tensors as raw DIR/NAME.bin (row-major, the parameter's dtype) and
+ * DIR/meta.json (shapes, dtypes, gate, the kernel, its time). */
+static bool dump(Run *r, double t_us, const char *method)
+{
+	const char *dir = r->o->dump;
+	char path[1024];
+	for (int i = 0; i < r->k->nparams; i++) {
+		FamBuf *b = &r->buf[i];
+		if (b->decl->space != SP_GLOBAL)
+			continue;
+		snprintf(path, sizeof path, "%s/%s.bin", dir, b->decl->name);
+		FILE *f = fopen(path, "wb");
+		bool ok = f && fwrite(b->host, 1, b->bytes, f) == b->bytes;
+		if (f && fclose(f))
+			ok = false;
+		if (!ok) {
+			fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
+			return false;
+		}
+	}
+	StrBuf m = {0};
+	sb_printf(&m, "{\"kernel\":");
+	sb_json_str(&m, r->name);
+	sb_printf(&m, ",\"family\":\"%s\",\"mode\":\"%s\",\"B\":%lld,\"T\":%lld,\"H\":%lld,\"K\":%lld,\"V\":%lld,\"N\":%lld,"
+	          "\"varlen\":%s,\"lower_bound\":", r->fam->name, r->o->mode == KDA_MODE_DECODE ? "decode" : "prefill", r->B, r->T, r->H,
+	          r->o->K, r->o->V, r->N, r->cu ? "true" : "false");
+	if (r->o->lower_bound_gate)
+		sb_printf(&m, "%.17g", r->o->lower_bound);
+	else
+		sb_puts(&m, "null");
+	sb_printf(&m, ",\"tensors\":{");
+	for (int i = 0, n = 0; i < r->k->nparams; i++) {
+		FamBuf *b = &r->buf[i];
+		if (b->decl->space != SP_GLOBAL)
+			continue;
+		sb_printf(&m, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[", n++ ? "," : "", b->decl->name, dtype_name(b->decl->dt));
+		for (int d = 0; d < b->rank; d++)
+			sb_printf(&m, "%s%lld", d ? "," : "", b->dims[d]);
+		sb_puts(&m, "]}");
+	}
+	sb_printf(&m, "},\"time_us\":%.4f,\"method\":\"%s\"}\n", t_us, method);
+	snprintf(path, sizeof path, "%s/meta.json", dir);
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(sb_str(&m), f) >= 0;
+	if (f && fclose(f))
+		ok = false;
+	sb_free(&m);
+	if (!ok)
+		fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
+	return ok;
+}
+
+int app_kda(const KdaOpts *op, StrBuf *out)
+{
+	Run R;
+	memset(&R, 0, sizeof R);
+	Run *r = &R;
+	const KdaOpts *o = op;
+	r->o = o;
+	int status = 2;
+	StrBuf rep = {0};
+	double *ts = NULL, *tg = NULL;
+	/* the problem */
+	r->H = o->H;
+	if (o->nseq) {
+		r->B = 1;
+		r->N = o->nseq;
+		r->cu = xmalloc(sizeof(int64_t) * (size_t)(o->nseq + 1));
+		r->cu[0] = 0;
+		for (int i = 0; i < o->nseq; i++)
+			r->cu[i + 1] = r->cu[i] + o->seqlens[i];
+		r->T = r->cu[o->nseq];
+	} else {
+		r->B = o->B;
+		r->N = o->B;
+		r->T = o->T;
+	}
+	char why[512];
+	if (r->cu && kda_refuse_seqlens(r->cu, r->N + 1, r->T, why, sizeof why)) {
+		fprintf(stderr, "cake kda: %s\n", why);
+		goto out;
+	}
+	pick_kernel(r);
+	int pst = prepare(r);
+	if (pst) {
+		status = pst;
+		goto out;
+	}
+	if (!make_inputs(r) || !poison(r))
+		goto out;
+	KdaProblem p = problem_of(r);
+	long long nf = kda_nonfinite(&p, why, sizeof why);
+	if (nf) {
+		fprintf(stderr, "cake kda: %lld non-finite input value%s (%s); refusing to run: the kernel would spread them through the state\n",
+		        nf, nf == 1 ? "" : "s", why);
+		goto out;
+	}
+	/* NVRTC (CPU work, so a kernel that does not compile is reported without a GPU too) */
+	status = 1;
+	char err[512];
+	CakeOptions co = cake_options(CAKE_JIT);
+	if (cake_jit(&r->u, &co)) {
+		print_diags(r);
+		fprintf(stderr, "cake kda: compiling '%s': %s\n%s", r->name, r->u.error, r->u.jit.log ? r->u.jit.log : "");
+		if (r->u.status == GPU_EXIT_NO_DRIVER)
+			status = GPU_EXIT_NO_DRIVER;
+		goto out;
+	}
+	/* the device: only now, after every CPU-side refusal */
+	int rc = gpu_open(&r->g, o->device);
+	if (rc == GPU_NO_DRIVER || rc == GPU_NO_DEVICE) {
+		fprintf(stderr, "cake: %s\n", rc == GPU_NO_DRIVER ? gpu_no_driver_msg() : r->g.err);
+		status = GPU_EXIT_NO_DRIVER;
+		goto out;
+	}
+	if (rc) {
+		fprintf(stderr, "cake kda: %s\n", r->g.err);
+		goto out;
+	}
+	r->opened = true;
+	if (launch_load(&r->g, &r->L, r->u.jit.cubin, err, sizeof err)) {
+		fprintf(stderr, "cake kda: loading '%s': %s\n", r->name, err);
+		goto out;
+	}
+	launch_fit(&r->L, r->g.sm_count);
+	if (gpu_stream_create(&r->g, &r->stream) || gpu_event_create(&r->g, &r->ev[0]) || gpu_event_create(&r->g, &r->ev[1])) {
+		gpu_fail(r, "creating a stream");
+		goto out;
+	}
+	r->g.stream = r->stream;
+	r->dev = xcalloc((size_t)r->k->nparams + 1, sizeof *r->dev);
+	for (int i = 0; i < r->k->nparams; i++) {
+		FamBuf *b = &r->buf[i];
+		if (b->decl->space != SP_GLOBAL)
+			continue;
+		if (gpu_alloc(&r->g, &r->dev[i], b->bytes) || gpu_htod(&r->g, r->dev[i], b->host, b->bytes)) {
+			gpu_fail(r, "allocating and copying the tensors");
+			goto out;
+		}
+	}
+	if (launch_args(&r->g, &r->L, r->dev, r->scalars, 0, err, sizeof err)) {
+		fprintf(stderr, "cake kda: '%s': %s\n", r->name, err);
+		goto out;
+	}
+	/* the correctness launch, on poisoned outputs */
+	if (launch_go(&r->g, &r->L) || gpu_stream_sync(&r->g)) {
+		gpu_fail(r, "the kernel failed");
+		goto out;
+	}
+	FamRun fr = {.k = r->k, .buf = r->buf};
+	FamBuf *O = fam_buf(&fr, "O"), *SN = fam_buf(&fr, "SN");
+	if (gpu_dtoh(&r->g, O->host, r->dev[fam_param(r->k, "O")], O->bytes) ||
+	    gpu_dtoh(&r->g, SN->host, r->dev[fam_param(r->k, "SN")], SN->bytes)) {
+		gpu_fail(r, "reading the outputs");
+		goto out;
+	}
+	bool decode_fam = is_name(r->fam->name, "kda_decode");
+	const KdaTol *tol = !decode_fam ? &KDA_TOL_PREFILL : p.state_bf16 ? &KDA_TOL_DECODE_BF16 : &KDA_TOL_DECODE;
+	KdaCheck c = {0};
+	int crc = 0;
+	if (o->check) {
+		int np;
+		long long *pairs = kda_sample_pairs(&p, o->check_heads, 2e10, o->seed ^ 0x9a17u, &np);
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		crc = kda_check(&p, O->host, SN->host, pairs, np, tol, (int)(ncpu > 0 ? ncpu : 1), &c);
+		free(pairs);
+		if (crc < 0) {
+			fprintf(stderr, "cake kda: host out of memory for the oracle\n");
+			goto out;
+		}
+	}
+	/* timing */
+	bool decode = o->mode == KDA_MODE_DECODE;
+	int iters = o->iters > 0 ? o->iters : decode ? 100 : 20;
+	for (int i = 0; i < o->warmup; i++)
+		if (launch_go(&r->g, &r->L)) {
+			gpu_fail(r, "a warm-up launch failed");
+			goto out;
+		}
+	ts = xcalloc((size_t)iters, sizeof *ts);
+	tg = xcalloc((size_t)iters, sizeof *tg);
+	if (!time_single(r, iters, ts))
+		goto out;
+	bool graphed = decode && o->graph;
+	if (graphed && !time_graph(r, o->graph_launches, iters, tg))
+		goto out;
+	if (gpu_stream_sync(&r->g)) {
+		gpu_fail(r, "after timing");
+		goto out;
+	}
+	double t_med = graphed ? tg[iters / 2] : ts[iters / 2], t_min = graphed ? tg[0] : ts[0];
+	double sbytes = 2.0 * (double)r->N * (double)r->H * (double)o->K * (double)o->V * (p.state_bf16 ? 2 : 4);
+	double flops = 0, bytes = 0;
+	FamRun rr = {r->k, r->dimvals, r->buf, o->seed, 0, 1, NULL, r->scalars};
+	r->fam->rates(&rr, &flops, &bytes);
+	bool ok = !o->check || crc == 0;
+	if (o->dump && !dump(r, t_med, graphed ? "cuda_graph" : "events"))
+		goto out;
+	const char *gate = o->lower_bound_gate ? "lower-bound" : "softplus";
+	if (o->json) {
+		sb_printf(&rep, "{\"command\":\"kda\",\"mode\":\"%s\",\"kernel\":", decode ? "decode" : "prefill");
+		sb_json_str(&rep, r->name);
+		sb_printf(&rep, ",\"file\":");
+		sb_json_str(&rep, r->file);
+		sb_printf(&rep, ",\"shape\":{\"B\":%lld,\"T\":%lld,\"H\":%lld,\"K\":%lld,\"V\":%lld,\"sequences\":%lld},\"state\":\"%s\",\"gate\":\"%s\","
+		          "\"device\":", r->B, r->T, r->H, o->K, o->V, r->N, p.state_bf16 ? "bf16" : "f32", gate);
+		sb_json_str(&rep, r->g.name);
+		sb_printf(&rep, ",\"time_us\":{\"median\":%.3f,\"min\":%.3f,\"method\":\"%s\"},\"single_launch_us\":{\"median\":%.3f,\"min\":%.3f}",
+		          t_med, t_min, graphed ? "cuda_graph" : "events", ts[iters / 2], ts[0]);
+		sb_printf(&rep, ",\"state_tb_s\":%.3f,\"hbm_tb_s\":%.3f,\"tflop_s\":%.3f", sbytes / (t_med * 1e-6) / 1e12,
+		          bytes / (t_med * 1e-6) / 1e12, flops / (t_med * 1e-6) / 1e12);
+		if (o->check) {   /* a non-finite error (NaN outputs) is null: JSON has no inf */
+			sb_printf(&rep, ",\"check\":{\"ok\":%s,\"pairs\":%lld,\"o_rel_err\":", crc == 0 ? "true" : "false", c.heads);
+			sb_printf(&rep, isfinite(c.o_rel) ? "%.3e" : "null", c.o_rel);
+			sb_puts(&rep, ",\"state_rel_err\":");
+			sb_printf(&rep, isfinite(c.s_rel) ? "%.3e" : "null", c.s_rel);
+			sb_printf(&rep, ",\"tol_o\":%.1e,\"tol_state\":%.1e,\"o_nan\":%lld,\"state_nan\":%lld,\"bad_elements\":%lld}", tol->o,
+			          tol->state, c.o_nan, c.s_nan, c.bad);
+		}
+		sb_printf(&rep, ",\"ok\":%s}\n", ok ? "true" : "false");
+	} else {
+		sb_printf(&rep, "cake kda: %s %s (%s) on %s (%d SMs) seed=%llu\n", decode ? "decode" : "prefill", r->name, r->file, r->g.name,
+		          r->g.sm_count, (unsigned long long)o->seed);
+		sb_printf(&rep, "  shape:   B=%lld T=%lld H=%lld K=%lld V=%lld, %lld sequence%s, %s state, %s gate\n", r->B, r->T, r->H, o->K, o->V,
+		          r->N, r->N == 1 ? "" : "s", p.state_bf16 ? "bf16" : "f32", gate);
+		if (graphed)
+			sb_printf(&rep, "  time:    %.2f us per launch (min %.2f; a CUDA graph of %d launches, median of %d replays); %.2f us launched one at a time\n",
+			          t_med, t_min, o->graph_launches, iters, ts[iters / 2]);
+		else
+			sb_printf(&rep, "  time:    %.2f us (min %.2f; CUDA events, median of %d launches)\n", t_med, t_min, iters);
+		sb_printf(&rep, "  rate:    state traffic %.2f TB/s, all HBM traffic %.2f TB/s, %.2f TFLOP/s of recurrence work\n",
+		          sbytes / (t_med * 1e-6) / 1e12, bytes / (t_med * 1e-6) / 1e12, flops / (t_med * 1e-6) / 1e12);
+		if (o->check)
+			sb_printf(&rep, "  check:   %lld (sequence, head) pairs vs the float64 recurrence: o rel err %.3e (tol %.1e), final state %.3e "
+			          "(tol %.1e); %lld NaN in O, %lld in SN, %lld elements past the gross bound\n", c.heads, c.o_rel, tol->o, c.s_rel,
+			          tol->state, c.o_nan, c.s_nan, c.bad);
+		sb_printf(&rep, "verdict: %s\n", ok ? "ok" : "mismatch");
+	}
+	sb_puts(out, sb_str(&rep));
+	status = ok ? 0 : 1;
+out:
+	free(ts);
+	free(tg);
+	if (r->opened) {
+		gpu_graph_destroy(&r->g, r->graph);
+		for (int i = 0; i < 2; i++)
+			if (r->ev[i])
+				gpu_event_destroy(&r->g, r->ev[i]);
+		for (int i = 0; r->dev && i < r->k->nparams; i++)
+			gpu_free(&r->g, r->dev[i]);
+		launch_free(&r->g, &r->L);
+		r->g.stream = NULL;
+		gpu_stream_destroy(&r->g, r->stream);
+		gpu_close(&r->g);
+	} else {
+		launch_free(NULL, &r->L);
+	}
+	for (int i = 0; r->buf && i < r->k->nparams; i++)
+		free(r->buf[i].host);
+	free(r->buf);
+	free(r->dev);
+	free(r->scalars);
+	free(r->cu);
+	if (r->compiled)
+		cake_unit_free(&r->u);
+	sb_free(&rep);
+	diag_free(&r->dl);
+	src_free(&r->ss);
+	return status;
+}

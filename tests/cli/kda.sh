@@ -1,0 +1,76 @@
+#!/bin/sh
+# kda.sh — `cake kda`: every refusal that needs no GPU, the no-driver path, and (with a
+# stand-in libcuda, tests/cli/fake_cuda.c) the GPU-side control flow.
+# Refused before any launch with a message naming the problem (exit 2): T = 0, a head
+# dimension other than 128, --seqlens with a zero-length sequence or not adding up to T,
+# decode with more than 16 tokens or with --seqlens, a lower bound outside [-5, 0), a NaN
+# planted in an input; a kernel of another family or a dim the app does not bind (exit 1).
+# A valid run on a machine without libcuda.so.1 fails fast with the one-line message and
+# exit status 69. With the fake driver the kernels are compiled, the buffers allocated, the
+# decode step captured into a CUDA graph and timed, and the untouched (NaN) outputs must be
+# reported as a mismatch; --dump must write every tensor and a valid meta.json.
+. "$(dirname "$0")/lib.inc"
+
+run kda --shape B=1,H=8,T=0
+expect "kda T = 0" 2 err 'T = 0: there are no tokens'
+run kda --shape K=64
+expect "kda head dimension" 2 err 'head dimension K = 64, but the kernel is written for K = 128'
+run kda --mode prefill --seqlens 100,0,5
+expect "kda zero-length sequence" 2 err 'sequence 1 has length 0'
+run kda --mode prefill --seqlens 100,50 --shape T=300
+expect "kda seqlens not ending at T" 2 err 'add up to 150 tokens, but --shape says T = 300'
+run kda --mode decode --seqlens 1,1
+expect "kda decode with seqlens" 2 err 'is for --mode prefill'
+run kda --shape T=20
+expect "kda decode window too long" 2 err 'runs 1 .. 16 tokens per sequence'
+run kda --lower-bound -7
+expect "kda lower bound out of range" 2 err 'outside \[-5, 0)'
+run kda --poison V=3
+expect "kda NaN input" 2 err 'input V has a non-finite value at flat index 3'
+run kda --poison X=3
+expect "kda poison of no input" 2 err '--poison takes INPUT=INDEX'
+run kda --mode sideways
+expect "kda bad mode" 2 err 'decode or prefill'
+run kda --shape Q=1
+expect "kda bad shape name" 2 err 'unknown dimension'
+run kda --kernel kernels/gemm/gemm_ws_128x256_s4.cake
+expect "kda kernel of another family" 1 err 'is not of the kda or kda_decode family'
+run kda --kernels /nonexistent-dir
+expect "kda missing kernels" 1 err 'cannot read'
+run kda --mode prefill --state bf16 --shape T=64,H=2
+expect "kda prefill without a bf16-state kernel" 1 err "no bf16-state prefill kernel yet"
+
+FAKE=$T/fake
+mkdir -p "$FAKE"
+if ! python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
+	run kda --shape B=2,H=4
+	expect "kda without a GPU" 69 err 'no CUDA driver found'
+	run kda --mode prefill --seqlens 30,20 --shape H=2
+	expect "kda prefill without a GPU" 69 err 'no CUDA driver found'
+fi
+if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; then
+	SAVED_LD=${LD_LIBRARY_PATH:-}
+	LD_LIBRARY_PATH="$FAKE${SAVED_LD:+:$SAVED_LD}"
+	export LD_LIBRARY_PATH
+	run kda --shape B=2,H=4 --iters 3 --graph-launches 4 --check-heads 4
+	if grep -q 'cannot load NVRTC' "$T/err"; then
+		ok "kda on the fake driver (skipped: no NVRTC)"
+	else
+		expect "kda decode on the fake driver: untouched outputs are a mismatch" 1 out 'a CUDA graph of 4 launches' out 'verdict: mismatch' out '1024 NaN in O'
+		mkdir -p "$T/dump"
+		run kda --mode prefill --seqlens 30,20 --shape H=2 --lower-bound -5 \
+			--iters 2 --check-heads 4 --format=json --dump "$T/dump"
+		expect "kda prefill on the fake driver, json" 1 out '"kernel":"kda_prefill_varlen_lb"' out '"ok":false' out '"method":"events"'
+		if json_valid "kda json" "$T/out" && json_valid "kda meta.json" "$T/dump/meta.json" && [ -f "$T/dump/Cu.bin" ] &&
+		   [ "$(wc -c <"$T/dump/Q.bin")" -eq $((50 * 2 * 128 * 2)) ] && [ "$(wc -c <"$T/dump/SN.bin")" -eq $((2 * 2 * 128 * 128 * 4)) ]; then
+			ok "kda --dump writes every tensor and meta.json"
+		else
+			bad "kda --dump writes every tensor and meta.json" "$(ls -l "$T/dump" 2>&1)"
+		fi
+	fi
+	LD_LIBRARY_PATH=$SAVED_LD
+	[ -n "$SAVED_LD" ] || unset LD_LIBRARY_PATH
+else
+	ok "kda on the fake driver (skipped: no C compiler: $(head -1 "$T/cc"))"
+fi
+finish

@@ -1,0 +1,126 @@
+/*
+ * acc_emu.c — inputs for, and the check of, tests/corpus/good/acc_global_loads.cake on the
+ * CPU emulator (tests/lower/emu.sh): global loads into accumulator-layout fragments.
+ *
+ *   acc_emu gen   DIR B H SEED     write X, Y, Z and NaN-poisoned outputs
+ *   acc_emu check DIR B H SEED     compare OutA = 2 X, OutT = Y[:, :, 1] + Z[:, :, 1], OutZ = 3 Z[:, :, 1],
+ *                                  OutY[:, :, 0] = Y[:, :, 1], OutY[:, :, 1] = 2 Y[:, :, 1]
+ *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
+ *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1, Cs = column sums of X,
+ *                                  Cm = column maxima of 3 X
+ */
+#include <math.h>
+#include "family/oracle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void wr(const char *dir, const char *n, const void *p, size_t b)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.bin", dir, n);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, b, f) != b)
+		exit(2);
+	fclose(f);
+}
+
+static float *rd(const char *dir, const char *n, size_t cnt)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.out", dir, n);
+	FILE *f = fopen(path, "rb");
+	float *p = malloc(cnt * 4);
+	if (!f || !p || fread(p, 4, cnt, f) != cnt)
+		exit(2);
+	fclose(f);
+	return p;
+}
+
+static int smem_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t n = (size_t)(B * 128 * 64);
+	float *X = malloc(4 * n);
+	for (size_t i = 0; i < n; i++)
+		X[i] = (float)((double)(oracle_splitmix64(&st) >> 11) / (double)(1ull << 53) * 2 - 1);
+	int bad = 0;
+	if (!strcmp(argv[1], "gen-smem")) {
+		wr(dir, "X", X, 4 * n);
+		float *nan = malloc(4 * n);
+		memset(nan, 0xff, 4 * n);
+		wr(dir, "OutB", nan, 4 * n), wr(dir, "OutC", nan, 4 * n);
+		wr(dir, "Cs", nan, 4 * (size_t)(B * 64)), wr(dir, "Cm", nan, 4 * (size_t)(B * 64));
+		free(nan);
+	} else {
+		float *Ob = rd(dir, "OutB", n), *Oc = rd(dir, "OutC", n);
+		for (size_t i = 0; i < n; i++)
+			bad += Ob[i] != oracle_bf16_to_f32(oracle_f32_to_bf16(2 * X[i])) || Oc[i] != 3 * X[i] + 1;
+		float *Cs = rd(dir, "Cs", (size_t)(B * 64)), *Cm = rd(dir, "Cm", (size_t)(B * 64));
+		for (long long b = 0; b < B; b++)
+			for (int c = 0; c < 64; c++) {
+				double sum = 0, abs = 0, mx = -INFINITY;
+				for (int r = 0; r < 128; r++) {
+					double x = X[(b * 128 + r) * 64 + c];
+					sum += x, abs += fabs(x);
+					mx = fmax(mx, (double)(3 * X[(b * 128 + r) * 64 + c]));
+				}
+				bad += !(fabs(Cs[b * 64 + c] - sum) <= 1e-5 * abs) || Cm[b * 64 + c] != (float)mx;
+			}
+		printf("acc_smem_roundtrip: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+		free(Ob), free(Oc), free(Cs), free(Cm);
+	}
+	free(X);
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && strstr(argv[1], "-smem"))
+		return smem_case(argc, argv);
+	if (argc < 6)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]), H = atoll(argv[4]);
+	uint64_t seed = strtoull(argv[5], NULL, 10), st = seed;
+	size_t nx = (size_t)(B * 128 * 128), ny = (size_t)(B * 64 * H * 128), nz = (size_t)(B * 64 * H);
+	float *X = malloc(4 * nx);
+	uint16_t *Y = malloc(2 * ny), *Z = malloc(2 * nz);
+	for (size_t i = 0; i < nx; i++)
+		X[i] = (float)((double)(oracle_splitmix64(&st) >> 11) / (double)(1ull << 53) * 2 - 1);
+	oracle_fill_bf16(Y, ny, seed + 1);
+	oracle_fill_bf16(Z, nz, seed + 2);
+	int bad = 0;
+	if (!strcmp(argv[1], "gen")) {
+		wr(dir, "X", X, 4 * nx), wr(dir, "Y", Y, 2 * ny), wr(dir, "Z", Z, 2 * nz);
+		float *nan = malloc(4 * nx);
+		memset(nan, 0xff, 4 * nx);
+		wr(dir, "OutA", nan, 4 * nx), wr(dir, "OutT", nan, 4 * (size_t)(B * 64 * 128)), wr(dir, "OutZ", nan, 4 * (size_t)(B * 64));
+		wr(dir, "OutY", nan, 4 * (size_t)(B * 64 * 2 * 128));
+		free(nan);
+	} else {
+		float *A = rd(dir, "OutA", nx), *T = rd(dir, "OutT", (size_t)(B * 64 * 128)), *Zo = rd(dir, "OutZ", (size_t)(B * 64));
+		float *Yo = rd(dir, "OutY", (size_t)(B * 64 * 2 * 128));
+		for (size_t i = 0; i < nx; i++)
+			bad += A[i] != 2 * X[i];
+		for (long long b = 0; b < B; b++)
+			for (int r = 0; r < 64; r++) {
+				float z = oracle_bf16_to_f32(Z[(b * 64 + r) * H + 1]);
+				bad += Zo[b * 64 + r] != 3 * z;
+				for (int c = 0; c < 128; c++) {
+					float y = oracle_bf16_to_f32(Y[((b * 64 + r) * H + 1) * 128 + c]);
+					bad += T[(b * 64 + r) * 128 + c] != y + z;
+					bad += Yo[((b * 64 + r) * 2 + 0) * 128 + c] != y || Yo[((b * 64 + r) * 2 + 1) * 128 + c] != 2 * y;
+				}
+			}
+		printf("acc_global_loads: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+		free(A), free(T), free(Zo), free(Yo);
+	}
+	free(X), free(Y), free(Z);
+	return bad ? 1 : 0;
+}

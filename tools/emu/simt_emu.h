@@ -1,0 +1,227 @@
+/*
+ * simt_emu.h — run Cake's generated sm_90a CUDA for plain SIMT kernels on the CPU.
+ *
+ * A testing aid (tests/lower/emu.sh), not a product: it lets a machine without a
+ * GPU execute the kernels that use only SIMT work — thread tiles, thread vectors,
+ * element reads, warp shuffles, named barriers, __shared__ scratch — so their
+ * layouts, shuffle trees and index arithmetic are checked against the float64
+ * oracles, not just compiled. Kernels with TMA, wgmma or mbarrier waits are out
+ * of scope (their helpers are not defined here, so such a kernel fails to build).
+ *
+ * Model. The CTAs of the grid run one after another. Inside a CTA every thread is
+ * a cooperative coroutine (ucontext) with its own stack, so a kernel's per-thread
+ * registers are ordinary locals and `__shared__` arrays (block-scope statics) are
+ * shared by the CTA's threads. A thread runs until it reaches a barrier; warp
+ * shuffles are exchanges through a per-warp slot array between two barriers of
+ * the warp, named barriers and __syncthreads count arrivals like the hardware
+ * (the first n arrivals at an id complete it). Control flow must be what the
+ * hardware requires anyway (every lane of a warp reaches the same shuffles); a
+ * CTA whose threads all wait without progress is reported as a deadlock.
+ * Memory is the host's; the ld/st helpers are plain loads and stores.
+ */
+#ifndef CAKE_SIMT_EMU_H
+#define CAKE_SIMT_EMU_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <ucontext.h>
+#include <vector>
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef uint16_t bf16_t;
+typedef uint16_t f16_t;
+
+struct dim3e { unsigned x, y, z; };
+struct uint2 { u32 x, y; };
+struct float2 { float x, y; };
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
+
+namespace emu {
+struct Thread {
+	ucontext_t ctx;
+	std::vector<char> stack;
+	bool done = false;
+	unsigned tid = 0;
+};
+static std::vector<Thread> th;
+static ucontext_t sched;
+static int cur = 0;
+static std::function<void()> body;
+static dim3e block_idx, grid_dim, block_dim;
+static long long progress = 0;
+/* barriers: id -> (arrived, generation); slot storage for shuffles per warp */
+struct Bar { int arrived = 0; long long gen = 0; int need = 0; };
+static Bar bars[64];
+static uint64_t slots[32][32];
+
+static inline void yield() { swapcontext(&th[cur].ctx, &sched); }
+
+static void barrier(int id, int need)
+{
+	Bar &b = bars[id];
+	if (b.arrived == 0)
+		b.need = need;
+	long long g = b.gen;
+	if (++b.arrived == b.need) {
+		b.arrived = 0;
+		b.gen++;
+		progress++;
+		return;
+	}
+	while (b.gen == g)
+		yield();
+}
+
+static void trampoline() { body(); th[cur].done = true; progress++; swapcontext(&th[cur].ctx, &sched); }
+
+/* Run one CTA of nthreads threads. */
+static bool run_cta(unsigned nthreads)
+{
+	th.assign(nthreads, Thread());
+	for (int i = 0; i < 64; i++)
+		bars[i] = Bar();
+	for (unsigned i = 0; i < nthreads; i++) {
+		Thread &t = th[i];
+		t.tid = i;
+		t.stack.resize(256 << 10);
+		getcontext(&t.ctx);
+		t.ctx.uc_stack.ss_sp = t.stack.data();
+		t.ctx.uc_stack.ss_size = t.stack.size();
+		t.ctx.uc_link = nullptr;
+		makecontext(&t.ctx, trampoline, 0);
+	}
+	for (;;) {
+		bool all = true;
+		long long before = progress;
+		for (unsigned i = 0; i < nthreads; i++) {
+			if (th[i].done)
+				continue;
+			all = false;
+			cur = (int)i;
+			swapcontext(&sched, &th[i].ctx);
+		}
+		if (all)
+			return true;
+		if (progress == before) {
+			fprintf(stderr, "simt_emu: CTA (%u, %u, %u): every thread waits at a barrier; deadlock\n", block_idx.x, block_idx.y, block_idx.z);
+			return false;
+		}
+	}
+}
+}  // namespace emu
+
+#define threadIdx (dim3e{emu::th[emu::cur].tid, 0u, 0u})
+#define blockIdx (emu::block_idx)
+#define gridDim (emu::grid_dim)
+#define blockDim (emu::block_dim)
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(a, b)
+#define __restrict__ __restrict
+#define __align__(n)
+#define __shared__ static
+#define __grid_constant__
+
+/* warp shuffles: an exchange between two barriers of the warp (ids 32 + warp) */
+template <typename T> static T emu_shfl(T v, int src_lane)
+{
+	unsigned t = threadIdx.x, w = t / 32u, l = t % 32u;
+	static_assert(sizeof(T) <= 8, "shuffle of a wide type");
+	uint64_t bits = 0;
+	memcpy(&bits, &v, sizeof(T));
+	emu::slots[w][l] = bits;
+	emu::barrier(32 + (int)w, 32);
+	uint64_t r = emu::slots[w][src_lane & 31];
+	emu::barrier(32 + (int)w, 32);
+	T out;
+	memcpy(&out, &r, sizeof(T));
+	return out;
+}
+template <typename T> static T __shfl_xor_sync(unsigned, T v, int o) { return emu_shfl(v, (int)(threadIdx.x % 32u) ^ o); }
+template <typename T> static T __shfl_sync(unsigned, T v, int src) { return emu_shfl(v, src); }
+template <typename T> static T __shfl_up_sync(unsigned, T v, int d)
+{
+	int l = (int)(threadIdx.x % 32u);
+	T r = emu_shfl(v, l >= d ? l - d : l);
+	return r;
+}
+static inline void __syncthreads() { emu::barrier(0, (int)emu::block_dim.x); }
+static inline void named_bar_sync(u32 id, u32 n) { emu::barrier((int)id, (int)n); }
+
+/* bit casts and math */
+static inline float __uint_as_float(u32 u) { float f; memcpy(&f, &u, 4); return f; }
+static inline u32 __float_as_uint(float f) { u32 u; memcpy(&u, &f, 4); return u; }
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+
+/* the Cake prelude's helpers that SIMT kernels use; shared memory is one CTA-wide array
+ * addressed by the u32 offsets the generated code computes from smem_u32() = 0 */
+static unsigned char emu_smem[256 << 10];
+static inline u32 smem_u32(const void *) { return 0; }
+static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_smem + a, 4); return v; }
+static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_smem + a, &v, 4); }
+static inline void fence_mbarrier_init() {}
+static inline void fence_proxy_async() {}
+static inline void mbar_init(u32, u32) {}
+static inline float bf16lo_f32(u32 v) { return __uint_as_float(v << 16); }
+static inline float bf16hi_f32(u32 v) { return __uint_as_float(v & 0xffff0000u); }
+static inline float f16lo_f32(u32 v)
+{
+	u32 h = v & 0xffffu, s = (h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+	if (e == 0)
+		return (s ? -1.0f : 1.0f) * ldexpf((float)m, -24);
+	if (e == 31)
+		return __uint_as_float(s | 0x7f800000u | (m << 13));
+	return __uint_as_float(s | ((e + 112) << 23) | (m << 13));
+}
+static inline float f16hi_f32(u32 v) { return f16lo_f32(v >> 16); }
+static inline bf16_t bf16_bits(float x)
+{
+	u32 u = __float_as_uint(x);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (bf16_t)((u >> 16) | 0x40);
+	u += 0x7fffu + ((u >> 16) & 1u);
+	return (bf16_t)(u >> 16);
+}
+static inline float round_bf16(float x) { return bf16lo_f32(bf16_bits(x)); }
+static inline u32 pack_bf16x2(float lo, float hi) { return (u32)bf16_bits(lo) | ((u32)bf16_bits(hi) << 16); }
+static inline u32 ld_global_nc_b16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline u32 ld_global_nc_b32(const void *p) { u32 v; memcpy(&v, p, 4); return v; }
+static inline u64 ld_global_nc_b64(const void *p) { u64 v; memcpy(&v, p, 8); return v; }
+static inline void ld_global_nc_v2(const void *p, u32 *w) { memcpy(w, p, 8); }
+static inline void ld_global_nc_v4(const void *p, u32 *w) { memcpy(w, p, 16); }
+#define ld_global_b16 ld_global_nc_b16
+#define ld_global_b32 ld_global_nc_b32
+#define ld_global_b64 ld_global_nc_b64
+#define ld_global_v2 ld_global_nc_v2
+#define ld_global_v4 ld_global_nc_v4
+static inline void st_global_b16(void *p, u32 v) { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); }
+static inline void st_global_b32(void *p, u32 v) { memcpy(p, &v, 4); }
+static inline void st_global_v2(void *p, const u32 *w) { memcpy(p, w, 8); }
+static inline void st_global_v4(void *p, const u32 *w) { memcpy(p, w, 16); }
+static inline void red_add_f32(float *p, float v) { *p += v; }
+static inline void red_add_s32(int *p, int v) { *p += v; }
+
+/* Launch: every CTA of grid (gx, gy, gz) with nthreads threads, one after another. */
+static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads, std::function<void()> kernel)
+{
+	emu::grid_dim = {gx, gy, gz};
+	emu::block_dim = {nthreads, 1, 1};
+	emu::body = kernel;
+	for (unsigned z = 0; z < gz; z++)
+		for (unsigned y = 0; y < gy; y++)
+			for (unsigned x = 0; x < gx; x++) {
+				emu::block_idx = {x, y, z};
+				if (!emu::run_cta(nthreads))
+					return false;
+			}
+	return true;
+}
+
+#endif
