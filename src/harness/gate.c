@@ -386,10 +386,13 @@ static void check_gpu(GateReport *r, const GateOptions *o, const char *rel, bool
 			continue;
 		}
 		const char *scalar = NULL;
+		const Family *kfam = family_find(family_builtin(), k->family->name);
 		for (int q = 0; q < k->nparams && !scalar; q++)
 			if (k->params[q]->space != SP_GLOBAL)
 				scalar = k->params[q]->name;
-		if (scalar) {   /* a GPU case binds dims only: a scalar would run at 0, which the family may refuse */
+		if (scalar && !(kfam && kfam->scalar_defaults)) {
+			/* a GPU case binds dims only: a scalar would run at 0, which the family may refuse,
+			 * unless the family gives its scalars defaults (kda: lower_bound = -5) */
 			snprintf(it->got, sizeof it->got, "skipped: no GPU case (takes the scalar parameter '%s'; the gate's GPU "
 			         "cases bind dims only)", scalar);
 			settle(r, it, GATE_SKIP);
