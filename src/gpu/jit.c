@@ -20,6 +20,15 @@
  * ptxas log) and are written atomically (tmp + rename). An entry whose magic,
  * key, sizes or checksums do not match is treated as absent and rebuilt; a
  * cache entry is never trusted blindly.
+ *
+ * Signals: nvrtcCompileProgram installs its own SIGINT/SIGTERM handlers for
+ * the length of the compile (they end the process with status 4) and puts
+ * the old ones back afterwards. A caller that handles SIGINT itself (cake
+ * evolve stops after the evaluation in flight) would lose a Ctrl-C that lands
+ * mid-compile, so when SIGINT or SIGTERM has a handler of the caller's, both
+ * are blocked around the compile and arrive, to that handler, right after it.
+ * With the default disposition nothing is blocked: Ctrl-C ends `cake build`
+ * at once, as it should.
  */
 #include "gpu.h"
 #include "../base/base.h"
@@ -27,6 +36,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +62,15 @@ typedef struct Nvrtc {
 } Nvrtc;
 
 #define NVRTC_LIB "libnvrtc.so.13"
+
+/* True when sig has a handler installed by the caller (not the default, not ignored). */
+static bool caller_handles(int sig)
+{
+	struct sigaction sa;
+	if (sigaction(sig, NULL, &sa))
+		return false;
+	return (sa.sa_flags & SA_SIGINFO) || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+}
 
 /* Open NVRTC; on failure fill err with the library name and the fix. */
 static int nvrtc_open(Nvrtc *n, char *err, size_t errlen)
@@ -324,7 +343,17 @@ int jit_compile(const char *src, const char *name, const JitOptions *o, JitResul
 		rc = JIT_COMPILE_ERROR;
 		goto done;
 	}
+	sigset_t held, saved;
+	bool hold = caller_handles(SIGINT) || caller_handles(SIGTERM);
+	if (hold) {
+		sigemptyset(&held);
+		sigaddset(&held, SIGINT);
+		sigaddset(&held, SIGTERM);
+		sigprocmask(SIG_BLOCK, &held, &saved);
+	}
 	r = nv.CompileProgram(prog, nopt, opts);
+	if (hold)
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 	size_t loglen = 0;
 	nv.GetProgramLogSize(prog, &loglen);
 	out->log = xmalloc(loglen + 1);
