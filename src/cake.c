@@ -145,19 +145,25 @@ static bool st_jit(CakeUnit *u, const CakeOptions *o)
 		snprintf(u->error, sizeof u->error, "NVRTC rejected the code generated for '%s' (a Cake lowering bug): %s", tu, err);
 		return false;
 	}
-	bool ok = true;
-	for (int i = 0; i < u->jit.nkern && !o->allow_spills; i++) {
-		const JitKernelInfo *ki = &u->jit.kern[i];
+	return o->allow_spills || cake_spill_findings(u, u->diags, u->jit.kern, u->jit.nkern) == 0;
+}
+
+int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n)
+{
+	int spilled = 0;
+	for (int i = 0; i < n; i++) {
+		const JitKernelInfo *ki = &kern[i];
 		if (!ki->spill_stores && !ki->spill_loads)
 			continue;
 		int k = cake_kernel_index(u, ki->name);
-		Diag *d = diag_add(u->diags, "CK-LOW-014", SEV_ERROR, u->kernels[k < 0 ? 0 : k]->name_span,
+		Diag *d = diag_add(dl, "CK-LOW-014", SEV_ERROR, u->kernels[k < 0 ? 0 : k]->name_span,
 		                   "kernel '%s' spills registers on sm_90a (%d bytes stored, %d loaded to local memory)", ki->name,
 		                   ki->spill_stores, ki->spill_loads);
 		diag_set(&d->hint, "raise the consumer role's regs, shrink the accumulator tile, or pass --allow-spills");
-		ok = false;
+		if (!spilled++)
+			snprintf(u->error, sizeof u->error, "CK-LOW-014: %s", d->msg);
 	}
-	return ok;
+	return spilled;
 }
 
 /* ---- dumps ---- */

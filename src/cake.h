@@ -97,6 +97,12 @@ int cake_compile_path(CakeUnit *u, SourceSet *srcs, DiagList *dl, const char *pa
 /* Compile IR text held in memory (named `name` in findings). */
 int cake_compile_text(CakeUnit *u, SourceSet *srcs, DiagList *dl, const char *name, const char *text,
                       size_t len, const CakeOptions *o);
+/* The CK-LOW-014 findings (register spills) of ptxas reports kern[0..n) of u's
+ * kernels, added to dl; the first also goes to u->error. Returns how many
+ * kernels spill. The jit stage calls it on its own report; a caller whose jit
+ * ran in another process (the isolated runner's child) calls it on the report
+ * that came back, so the findings are not lost with the child. */
+int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n);
 /* Index of the selected kernel named `name`, or -1. */
 int cake_kernel_index(const CakeUnit *u, const char *name);
 /* Release the unit's arena, CUDA text and JIT result (the sources and

@@ -338,6 +338,12 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 				if (v == RUN_NO_GPU && !err[0])
 					snprintf(err, sizeof err, "%s", gpu_no_driver_msg());
 				res->verdict = from_run(v);
+				/* A kernel that spills was refused by the jit stage in the child; its
+				 * CK-LOW-014 findings are rebuilt here from the ptxas report that came
+				 * back, so that the store keeps them, and the verdict is `refused`,
+				 * as on the dry-run path. */
+				if (v == RUN_COMPILE_ERROR && cake_spill_findings(&u, dl, rep.kern, rep.nkern) > 0)
+					res->verdict = STORE_V_REFUSED;
 				StrBuf m = {0};
 				sb_printf(&m, "%s%s%s", err, story.len ? "; " : "", sb_str(&story));
 				snprintf(res->message, sizeof res->message, "%.*s", (int)sizeof res->message - 1, sb_str(&m));

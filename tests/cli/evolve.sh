@@ -170,4 +170,32 @@ cp "$T/newer.db" "$T/newer.orig"
 run evolve "$G" --shape "$SH" --budget 5c --dry-run --store "$T/newer.db"
 expect "a newer store is refused" 2 err 'newer|version'
 cmp -s "$T/newer.db" "$T/newer.orig" && ok "the newer store is unchanged" || bad "the newer store is unchanged" "bytes differ"
+# ---- a kernel that spills, evaluated on the (stand-in) GPU path: refused with its finding ----
+# The jit stage runs in the isolated runner's child; the CK-LOW-014 finding must come back to
+# the store (verdict refused, as on the dry-run path, the message and a diags row).
+FAKE=$T/fake
+mkdir -p "$FAKE"
+if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; then
+	SP="$T/spill.db"
+	LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$CAKE" eval tests/data/eval/spill_assign.cake \
+		--shape B=2,N=1024,K=512 --store "$SP" > "$T/out" 2> "$T/err"
+	rc=$?
+	if grep -q 'cannot load NVRTC' "$T/out" "$T/err"; then
+		ok "a spilling kernel on the GPU path (skipped: no NVRTC)"
+	else
+		n=$(py "$SP" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+v, m = c.execute("select verdict, message from evals").fetchone()
+d = c.execute("select count(*) from diags where rule = 'CK-LOW-014'").fetchone()[0]
+print(v, d, "CK-LOW-014" in (m or ""))
+PY
+)
+		[ "$rc" -eq 1 ] && [ "$n" = "refused 1 True" ] && ok "a spilling kernel on the GPU path: refused, CK-LOW-014 in the message and the findings" ||
+			bad "a spilling kernel on the GPU path" "exit $rc, store: $n; $(tail -2 "$T/out")"
+	fi
+else
+	ok "a spilling kernel on the GPU path (skipped: no C compiler)"
+fi
+
 finish
