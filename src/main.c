@@ -81,6 +81,10 @@ static const struct Command {
 	{"export", cmd_export,
 	 "export [--family F] [--verdict V] [--gpu G] [--harness KEY] [...log's filters] [-o FILE] [--store PATH]\n"
 	 "      the measurement set as JSON lines (cake-measure/1), oldest first, for calibration"},
+	{"import", cmd_import,
+	 "import FILE.jsonl... [--candidates FILE.jsonl]... [--store PATH]\n"
+	 "      measurement sets (cake-measure/1, with the cake-candidate/1 texts beside them) back into a\n"
+	 "      store, as recorded: checked whole before anything is written; a measurement already stored is skipped"},
 	{"cost", cmd_cost,
 	 "cost FILE --shape NAME=V,... [--kernel NAME] [--target h200] [--model FILE.json] [--format=text|json]\n"
 	 "     cost --targets [--format=text|json]\n"

@@ -45,6 +45,7 @@ int cmd_show(int argc, char **argv);
 int cmd_best(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_mine(int argc, char **argv);
 int cmd_report(int argc, char **argv);

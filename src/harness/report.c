@@ -88,6 +88,8 @@ typedef struct Curve {
 	double *x, *y;             /* GPU minutes, best speedup so far */
 	int n, cap;
 	double gpu_s, base, best;
+	double ref_us;             /* the best measured reference (a campaign's baseline), NaN when none */
+	const char *ref_kernel;
 	int runs;
 } Curve;
 
@@ -211,6 +213,10 @@ static void section_curves(StrBuf *b, Curve *cv, int ncv)
 			ymax = fmax(ymax, cv[i].y[k]);
 			ymin = fmin(ymin, cv[i].y[k]);
 		}
+		if (!isnan(cv[i].ref_us)) {
+			ymax = fmax(ymax, cv[i].base / cv[i].ref_us);
+			ymin = fmin(ymin, cv[i].base / cv[i].ref_us);
+		}
 	}
 	if (!shown) {
 		sb_puts(b, "<p class=\"none\">No measured <code>ok</code> run yet: the curve needs GPU runs.</p>\n");
@@ -218,7 +224,9 @@ static void section_curves(StrBuf *b, Curve *cv, int ncv)
 	}
 	sb_puts(b, "<p>Per campaign, family and shape: the best median time so far against the first measured "
 	           "<code>ok</code> run of the group, as the group's GPU time accumulates (every evaluation's GPU "
-	           "seconds, failures included).</p>\n");
+	           "seconds, failures included). A campaign's baseline (a root candidate that nothing was derived "
+	           "from, such as <code>cake evolve --baseline</code>) is not part of the search: it is drawn as a "
+	           "dashed line at its speedup over the same first run.</p>\n");
 	Axes ax = {0, xmax > 0 ? xmax * 1.05 : 1, 0, 0, false, false};
 	double pad = (ymax - ymin) * 0.1 + 0.05;
 	ax.ymin = fmax(0, ymin - pad);
@@ -248,9 +256,20 @@ static void section_curves(StrBuf *b, Curve *cv, int ncv)
 		esc(b, cv[i].label);
 		sb_printf(b, " (%.2fx)</text>\n", cv[i].y[cv[i].n - 1]);
 		c++;
+		if (!isnan(cv[i].ref_us)) {
+			double y = py(&ax, cv[i].base / cv[i].ref_us);
+			sb_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+			             "stroke-dasharray=\"8 5\"/>\n", X0, y, X0 + PW, y, col);
+			sb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"2\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">baseline ",
+			          X0 + 12, Y0 + 15 + 18 * c, col, X0 + 32, Y0 + 19 + 18 * c);
+			esc(b, cv[i].ref_kernel);
+			sb_printf(b, " (%.2fx)</text>\n", cv[i].base / cv[i].ref_us);
+			c++;
+		}
 	}
 	sb_puts(b, "</svg>\n<table><tr><th>campaign &middot; family &middot; shape</th><th>GPU runs</th>"
-	           "<th>GPU minutes</th><th>first ok (&micro;s)</th><th>best (&micro;s)</th><th>speedup</th></tr>\n");
+	           "<th>GPU minutes</th><th>first ok (&micro;s)</th><th>best (&micro;s)</th><th>speedup</th>"
+	           "<th>baseline (&micro;s)</th><th>baseline / best</th></tr>\n");
 	for (int i = 0; i < ncv; i++) {
 		if (!cv[i].n)
 			continue;
@@ -264,7 +283,11 @@ static void section_curves(StrBuf *b, Curve *cv, int ncv)
 		num(b, cv[i].best, 1);
 		sb_puts(b, "</td><td class=\"n\">");
 		num(b, cv[i].base / cv[i].best, 2);
-		sb_puts(b, "x</td></tr>\n");
+		sb_printf(b, "x</td><td class=\"n\" id=\"curve-%d-baseline\">", i);
+		num(b, cv[i].ref_us, 1);
+		sb_printf(b, "</td><td class=\"n\" id=\"curve-%d-vs-baseline\">", i);
+		num(b, cv[i].ref_us / cv[i].best, 3);
+		sb_puts(b, isnan(cv[i].ref_us) ? "</td></tr>\n" : "x</td></tr>\n");
 	}
 	sb_puts(b, "</table>\n");
 }
@@ -298,7 +321,25 @@ static void section_scatter(StrBuf *b, const StoreEval *ev, int ne)
 	free(ratio);
 	sb_printf(b, "<p><span id=\"scatter-n\">%d</span> ok runs with both; median predicted / measured = "
 	             "<span id=\"scatter-ratio\">%.2f</span> (points on the diagonal are exact; above it the model "
-	             "predicted slower than measured).</p>\n", n, med);
+	             "predicted slower than measured). Each prediction is the one recorded with its evaluation, by the "
+	             "cost model of that harness: <span id=\"scatter-models\">", n, med);
+	int nm = 0;
+	for (int i = 0; i < ne; i++) {   /* the distinct cost-model versions, in first-use order */
+		const char *m = ev[i].harness.cost_model;
+		if (!measured_ok(&ev[i]) || isnan(ev[i].predicted_us) || !m)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = measured_ok(&ev[j]) && !isnan(ev[j].predicted_us) && ev[j].harness.cost_model &&
+			       !strcmp(ev[j].harness.cost_model, m);
+		if (!seen) {
+			sb_puts(b, nm++ ? ", " : "");
+			sb_puts(b, "<code>");
+			esc(b, m);
+			sb_puts(b, "</code>");
+		}
+	}
+	sb_puts(b, nm ? "</span>.</p>\n" : "unknown</span>.</p>\n");
 	Axes ax = {floor(lo), ceil(hi), floor(lo), ceil(hi), true, true};
 	if (ax.xmax - ax.xmin < 1)
 		ax.xmax = ax.ymax = ax.xmin + 1;
@@ -642,6 +683,48 @@ static const char CSS[] =
 	"font-weight:bold}tr.false_positive td:first-child{color:#b00;font-weight:bold}.v-hang,.v-fault{color:#b00;"
 	"font-weight:bold}.v-ok{color:#116329}.summary td{font-size:15px}nav a{margin-right:14px}";
 
+/* Which evaluations are of a campaign's reference rather than its search: a
+ * root candidate (no parent) that no stored candidate was derived from, in a
+ * campaign that searched (it evaluated a derived candidate, or a seed that has
+ * descendants). `cake evolve --baseline` records its baseline so; it never
+ * expands it. */
+static bool *references(Store *st, Arena *a, const StoreEval *ev, int ne, const Ids *cands)
+{
+	const char **parent = xcalloc((size_t)(cands->n ? cands->n : 1), sizeof *parent);
+	for (int i = 0; i < cands->n; i++) {
+		StoreCandidate c;
+		if (store_get_candidate(st, cands->v[i], a, &c) == STORE_OK)
+			parent[i] = c.parent;
+	}
+	bool *has_child = xcalloc((size_t)(cands->n ? cands->n : 1), sizeof *has_child);
+	for (int i = 0; i < cands->n; i++)
+		for (int j = 0; parent[i] && j < cands->n; j++)
+			if (!strcmp(parent[i], cands->v[j]))
+				has_child[j] = true;
+	int *ci = xcalloc((size_t)(ne ? ne : 1), sizeof *ci);
+	for (int i = 0; i < ne; i++)
+		while (ci[i] < cands->n && strcmp(cands->v[ci[i]], ev[i].cand))
+			ci[i]++;
+	/* seeded[i]: evaluation i's campaign searched: it evaluated a derived
+	 * candidate or a root with descendants (its seed) */
+	bool *seeded = xcalloc((size_t)(ne ? ne : 1), sizeof *seeded);
+	for (int j = 0; j < ne; j++) {
+		if (!ev[j].campaign || ci[j] == cands->n || (!parent[ci[j]] && !has_child[ci[j]]))
+			continue;
+		for (int i = 0; i < ne; i++)
+			if (!seeded[i] && ev[i].campaign && !strcmp(ev[i].campaign, ev[j].campaign))
+				seeded[i] = true;
+	}
+	bool *ref = xcalloc((size_t)(ne ? ne : 1), sizeof *ref);
+	for (int i = 0; i < ne; i++)
+		ref[i] = seeded[i] && ci[i] < cands->n && !parent[ci[i]] && !has_child[ci[i]];
+	free(ci);
+	free(seeded);
+	free(parent);
+	free(has_child);
+	return ref;
+}
+
 int report_html(Store *st, const ReportOptions *o, StrBuf *out, char *err, size_t n)
 {
 	ReportOptions def = report_options();
@@ -671,11 +754,13 @@ int report_html(Store *st, const ReportOptions *o, StrBuf *out, char *err, size_
 	double total_gpu = 0;
 	int gpu_runs = 0, ncand = 0;
 	Ids cands = {0};
+	for (int i = 0; i < ne; i++)
+		ids_add(&cands, ev[i].cand);
+	bool *ref = references(st, &a, ev, ne, &cands);
 	for (int i = 0; i < ne; i++) {
 		const StoreEval *e = &ev[i];
 		total_gpu += e->gpu_s;
 		gpu_runs += gpu_ran(e);
-		ids_add(&cands, e->cand);
 		const char *key = arena_printf(&a, "%s\x1f%s\x1f%s", e->campaign ? e->campaign : "",
 		                               e->family ? e->family : e->kernel, e->shape);
 		int k = 0;
@@ -690,10 +775,17 @@ int report_html(Store *st, const ReportOptions *o, StrBuf *out, char *err, size_
 			cv[ncv].key = key;
 			cv[ncv].label = arena_printf(&a, "%s \xc2\xb7 %s \xc2\xb7 %s", e->campaign ? e->campaign : "(no campaign)",
 			                             e->family ? e->family : e->kernel, e->shape);
-			cv[ncv].base = cv[ncv].best = NAN;
+			cv[ncv].base = cv[ncv].best = cv[ncv].ref_us = NAN;
 			ncv++;
 		}
 		Curve *c = &cv[k];
+		if (ref[i]) {   /* a baseline: drawn as a reference, not part of the search's curve */
+			if (measured_ok(e) && !(e->median_us >= c->ref_us)) {
+				c->ref_us = e->median_us;
+				c->ref_kernel = e->kernel;
+			}
+			continue;
+		}
 		c->gpu_s += e->gpu_s;
 		c->runs += gpu_ran(e);
 		if (measured_ok(e)) {
@@ -713,6 +805,7 @@ int report_html(Store *st, const ReportOptions *o, StrBuf *out, char *err, size_
 	}
 	ncand = cands.n;
 	free(cands.v);
+	free(ref);
 	sb_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
 	esc(out, o->title);
 	sb_printf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>", CSS);

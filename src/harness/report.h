@@ -7,9 +7,11 @@
  *
  *   1. the evolution curve: per campaign (and family, shape), the best
  *      speedup so far over the first measured ok run against the GPU
- *      minutes spent, from the evaluations in time order;
+ *      minutes spent, from the evaluations in time order; a campaign's
+ *      baseline (a root nothing was derived from, in a campaign that
+ *      searched) is a dashed reference line, not part of the curve;
  *   2. predicted against measured time (log-log scatter with the diagonal),
- *      for every ok run that has both;
+ *      for every ok run that has both, naming the cost-model versions;
  *   3. the verdict mix, and the GPU runs the verifier saved (rejections and
  *      refusals never reach the GPU; the GPU seconds they would have cost at
  *      the mean of the runs that did);

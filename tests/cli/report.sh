@@ -49,6 +49,20 @@ for eid, cand in rows:
         t *= 0.97
 c.commit()
 PY
+# a second campaign with a baseline (planted times slower than the first campaign's)
+run evolve kernels/kmeans/seed_naive.cake --shape "$SH" --budget 8c --dry-run --store "$S" --campaign with-base \
+	--baseline kernels/kmeans/assign.cake --baseline-kernel kmeans_assign --format=json
+expect "a dry-run campaign with a baseline" 0 out '"event":"done"'
+py "$S" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+t = 1300.0
+for eid, in c.execute("select id from evals where verdict = 'dry_run' and campaign = 'with-base' order by id").fetchall():
+    c.execute("update evals set verdict = 'ok', gpu = 'NVIDIA H200', gpu_s = 2.5, median_us = ?, min_us = ?, max_us = ? where id = ?",
+              (t, t - 3, t + 9, eid))
+    t -= 7
+c.commit()
+PY
 run gate --store "$S"
 expect "a gate run for the impact table" 0 out '1 true positive, 0 false positives'
 
@@ -92,6 +106,13 @@ want("impact-CK-RES-002-fp", 0)
 want("frontier-1-median", "%.1f" % q("select min(median_us) from evals where verdict = 'ok'"))
 want("total-cands", q("select count(distinct cand) from evals"))
 want("scatter-n", q("select count(*) from evals where verdict = 'ok' and predicted_us is not null and median_us is not null"))
+# the baseline of campaign with-base: a root that nothing was derived from, drawn as a reference
+base = c.execute("""select min(e.median_us) from evals e join candidates k on k.id = e.cand
+                     where e.campaign = 'with-base' and e.verdict = 'ok' and k.parent is null
+                     and not exists (select 1 from candidates x where x.parent = k.id)""").fetchone()[0]
+refs = [v.strip() for i, v in p.ids.items() if i and i.startswith("curve-") and i.endswith("-baseline") and not i.endswith("-vs-baseline") and v.strip() not in ("", "\u2013")]
+if base is None or refs != ["%.1f" % base]:
+    problems.append(f"baseline reference: page {refs}, store {base}")
 missing = [h for h in p.hrefs if h not in p.anchors]
 if missing: problems.append("links without an anchor: " + ", ".join(missing[:5]))
 if p.scripts: problems.append(f"{p.scripts} script elements")
@@ -99,7 +120,7 @@ if p.svgs < 3: problems.append(f"only {p.svgs} svg charts")
 if "class=\"add\"" not in open(sys.argv[1]).read(): problems.append("no diff line was rendered")
 print("\n".join(problems) if problems else "OK")
 PY
-[ "$(cat "$T/check")" = OK ] && ok "the page's numbers agree with the store, links resolve, no script, 3 charts, a diff" ||
+[ "$(cat "$T/check")" = OK ] && ok "the page's numbers agree with the store (the baseline drawn as a reference), links resolve, no script, 3 charts, a diff" ||
 	bad "the page's numbers agree with the store" "$(cat "$T/check")"
 
 # ---- the rendering: headless Chromium to a PNG that is not blank ----
