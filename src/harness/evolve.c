@@ -6,7 +6,13 @@
  * and whether it failed. The in-memory table (Cand) is rebuilt from the store
  * at the start of every generation, so a killed run, a rerun with the same
  * arguments and a second process on the same campaign all see the same
- * frontier. Only "this process already expanded that candidate" is local.
+ * frontier. Only "this process already expanded that candidate" is local,
+ * and so is what the store served: an evaluation already judged (the same
+ * candidate, shape and harness, recorded by another campaign) is not
+ * recorded again, so the campaign's own rows do not hold it; the process
+ * keeps the served results and puts them back into every rebuilt table (a
+ * second campaign from the same seed would otherwise lose its seed after
+ * the first generation and stop with nothing expanded).
  *
  * Scores. A candidate's score is the geometric mean of its times over the
  * shapes: measured medians on a GPU, predicted times in a dry run. Lower is
@@ -40,6 +46,15 @@ typedef struct Cand {
 	bool seed, baseline, expanded;
 } Cand;
 
+/* An evaluation the store served (recorded by another campaign). */
+typedef struct Served {
+	char id[STORE_ID_LEN + 1], parent[STORE_ID_LEN + 1];
+	char *text, *origin;
+	int shape;
+	StoreVerdict verdict;
+	double pred, med;
+} Served;
+
 typedef struct Ev {
 	const EvolveOptions *o;
 	Cand *c;
@@ -51,6 +66,8 @@ typedef struct Ev {
 	char baseline_id[STORE_ID_LEN + 1];
 	char **expanded;            /* ids this process expanded */
 	int nexpanded, capexpanded;
+	Served *served;             /* what the store served this process */
+	int nserved, capserved;
 	EvolveProgress p;
 	struct timespec t0;
 	const char *stop_reason;
@@ -184,6 +201,10 @@ static bool refresh(Ev *E)
 		E->p.failed += gpu_verdict(ev[i].verdict) && ev[i].verdict != STORE_V_OK;
 		E->p.gpu_s += isnan(ev[i].gpu_s) ? 0 : ev[i].gpu_s;
 	}
+	for (int i = 0; ok && i < E->nserved; i++) {
+		const Served *v = &E->served[i];
+		note(add(E, v->id, v->text, v->origin, v->parent[0] ? v->parent : NULL), v->shape, v->verdict, v->pred, v->med);
+	}
 	if (!ok)
 		snprintf(E->err, sizeof E->err, "%s", store_errmsg(E->o->store));
 	arena_free(&a);
@@ -287,6 +308,21 @@ static bool evaluate(Ev *E, Cand *c, int s, bool dry)
 	} else {
 		bool fresh = !res.cached;
 		note(c, s, res.verdict, res.has_pred ? res.pred.us : NAN, res.median_us);
+		if (!fresh) {   /* kept for the rebuilt tables (see the file comment) */
+			if (E->nserved == E->capserved) {
+				E->capserved = E->capserved ? E->capserved * 2 : 32;
+				E->served = xrealloc(E->served, sizeof(Served) * (size_t)E->capserved);
+			}
+			Served *v = &E->served[E->nserved++];
+			snprintf(v->id, sizeof v->id, "%s", c->id);
+			snprintf(v->parent, sizeof v->parent, "%s", c->parent);
+			v->text = xstrdup(c->text);
+			v->origin = xstrdup(c->origin);
+			v->shape = s;
+			v->verdict = res.verdict;
+			v->pred = res.has_pred ? res.pred.us : NAN;
+			v->med = res.median_us;
+		}
 		if (fresh) {
 			E->p.rejected += rejection(res.verdict);
 			E->p.run += gpu_verdict(res.verdict);
@@ -703,6 +739,11 @@ out:
 	for (int i = 0; i < E.nexpanded; i++)
 		free(E.expanded[i]);
 	free(E.expanded);
+	for (int i = 0; i < E.nserved; i++) {
+		free(E.served[i].text);
+		free(E.served[i].origin);
+	}
+	free(E.served);
 	free(btext);
 	return rc;
 }

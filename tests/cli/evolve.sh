@@ -50,6 +50,11 @@ print(c.execute("select count(distinct cand) from evals").fetchone()[0],
 PY
 read nc nd < "$T/dup"
 [ "$nc" -eq 20 ] && [ "$nd" -eq 0 ] && ok "resume: 20 candidates, nothing evaluated twice" || bad "resume: 20 candidates, nothing evaluated twice" "$nc candidates, $nd duplicates"
+# a second campaign from the same seed (another name): what the store serves it (judged by the
+# first) must still count, or it loses its seed after one generation and stops with nothing new
+run evolve "$G" --shape "$SH" --budget 30c --dry-run --store "$E" --campaign second --format=json
+expect "a second campaign from the same seed searches on past what the store served" 0 \
+	out '"reason":"budget \(candidates\) spent"' out '"campaign":"second","generation":[1-9][0-9]*,"proposed":30,'
 run evolve "$G" --shape "$SH" --budget 12c --dry-run --store "$E" --format=text
 expect "evolve text summary" 0 out 'budget \(candidates\) spent' out 'rejected by the verifier'
 run evolve no_such_family --shape "$SH" --budget 5c --dry-run --store "$E"
