@@ -19,7 +19,8 @@
 #            speculative window (T = 4) and a bf16 state at B = 64, H = 32, and the 16-row
 #            value split (kda_decode_v16) at B = 1 and 8;
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
-#            1300,547,2048,963,271,3063, and 8 x 1024): kda_prefill[_varlen] (Cake's
+#            1300,547,2048,963,271,3063, and 8 x 1024), gate lower bound -5 (the paper's form,
+#            FlashKDA's only one; timed too when .baselines/flashkda is there): kda_prefill[_varlen]_lb (Cake's
 #            software-pipelined per-token recurrence; the chunked tensor-core prefill does not
 #            lower yet) against chunk_kda, events; plus, at H = 64 and one sequence, the plain
 #            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
@@ -49,6 +50,15 @@ python3 -c 'import torch, fla; assert torch.cuda.is_available()' || {
 	echo "bench/kda.sh: needs python3 with torch on a GPU and fla-core (pip download --no-deps fla-core==0.6.0 -d .whl)"
 	exit 2
 }
+# FlashKDA, the paper's baseline: built here (about 100 s) from its public source when
+# .baselines/flashkda holds it (git-ignored, never committed: see .baselines/build_flashkda.sh,
+# a copy of ../shared/tools/build_flashkda.sh), then timed by kda_fla.py on the same inputs
+if ! python3 -c 'import flash_kda' 2>/dev/null && [ -d .baselines/flashkda ] && [ -f .baselines/build_flashkda.sh ]; then
+	echo "== building FlashKDA from .baselines/flashkda"
+	bash .baselines/build_flashkda.sh .baselines/flashkda /tmp/cake-fkda-site 2>&1 | tail -3
+	PYTHONPATH=/tmp/cake-fkda-site${PYTHONPATH:+:$PYTHONPATH}
+	export PYTHONPATH
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 python3 -c 'import torch, fla; print("torch", torch.__version__, "fla-core", getattr(fla, "__version__", "?"), torch.cuda.get_device_name())'
@@ -90,16 +100,18 @@ else
 	case_ decode_v16_B8_H32 --mode decode --shape B=8,H=32,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
 	case_ decode_spec4_B64_H32 --mode decode --shape B=64,H=32,T=4
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
+	# the paper's shapes in the paper's gate form (lower_bound = -5: FlashKDA's only form)
 	for H in 96 64; do
-		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --iters 5 --check-heads 16
-		case_ prefill_T8192_H${H}_6mixed --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=$H --iters 5 --check-heads 16
-		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --iters 5 --check-heads 16
+		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16
+		case_ prefill_T8192_H${H}_6mixed --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=$H --lower-bound -5 \
+			--iters 5 --check-heads 16
+		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16
 	done
 	case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
 	case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
-	case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --iters 3 --check-heads 8
+	case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
 fi
 
 echo "== FLA (fla-core, FLA_FLASH_KDA=0) on the same inputs"

@@ -16,6 +16,12 @@ the faster of the two is its time), and compares Cake's o and final state with F
 per-(sequence, head) relative L2 error, against the tolerance of Cake's family (kda_decode:
 o 4e-3, f32 state 1e-4, bf16 state 4e-3; kda: 8e-3; src/family/kda.c). Prints one JSON line
 per case, then the table. --clean deletes each case's tensors once compared (they are big).
+
+FlashKDA (MoonshotAI's CUTLASS kernel, the CAKE paper's baseline), when `flash_kda` is
+importable (built on the GPU host by bench/kda.sh from .baselines/flashkda), is timed on the
+same inputs for every prefill case with a lower-bound gate (the only gate form it has), with
+CUDA events like chunk_kda, its state in the dtype of Cake's (f32 or bf16, [N, H, V, K]),
+scale 1/sqrt(K) as Cake's; its o is compared with Cake's within the same tolerance.
 """
 import json
 import math
@@ -28,6 +34,11 @@ import torch
 
 os.environ.setdefault("FLA_FLASH_KDA", "0")
 from fla.ops.kda import chunk_kda, fused_recurrent_kda  # noqa: E402
+
+try:
+    import flash_kda  # noqa: E402
+except ImportError:
+    flash_kda = None
 
 TOL = {"kda_decode": {"o": 4e-3, "f32": 1e-4, "bf16": 4e-3}, "kda": {"o": 8e-3, "f32": 8e-3, "bf16": 8e-3}}
 NP = {"bf16": np.int16, "f32": np.float32, "i64": np.int64}
@@ -149,6 +160,21 @@ def run_case(d):
         if decode:   # FLA's default [K, V] state layout too (ANCHORS.md's numbers), in case it is faster
             kv = dict(kw, initial_state=s0f.transpose(-1, -2).contiguous(), state_v_first=False)
             t_fla_kv = time_graph(lambda: fused_recurrent_kda(q, k, v, g, beta, **kv))
+    t_fkda = e_fkda = None
+    if flash_kda is not None and not decode and lb is not None:
+        with torch.inference_mode():
+            out = torch.empty_like(v)
+            fin = torch.empty_like(s0)
+            a32, d32 = alog.float().contiguous(), dtb.float().reshape(meta["H"], meta["K"]).contiguous()
+            cu64 = cu.long() if cu is not None else None
+
+            def fk():
+                flash_kda.fwd(q, k, v, g, beta, 1.0 / math.sqrt(meta["K"]), out, a32, d32, float(lb),
+                              initial_state=s0.contiguous(), final_state=fin, cu_seqlens=cu64)
+            fk()
+            torch.cuda.synchronize()
+            e_fkda = o_rel(o_cake, out, meta, cu)
+            t_fkda = time_events(fk)
     tol = TOL[meta["family"]]
     e_o = o_rel(o_cake, o_fla, meta, cu)
     e_s = rel_per_head(sn_cake.float(), ht_fla.float(), meta["N"], meta["H"])
@@ -163,6 +189,8 @@ def run_case(d):
         "fla_state_tb_s": state_bytes / (t_fla * 1e-6) / 1e12 if decode else None,
         "cake_check_ok": bool(cake.get("check", {}).get("ok", False)), "cake_vs_fla_o": e_o, "cake_vs_fla_state": e_s,
         "tol_o": tol["o"], "tol_state": tol[sdt], "cake_vs_fla_ok": ok_cmp,
+        "flashkda_us": t_fkda, "cake_vs_flashkda_o": e_fkda,
+        "speedup_flashkda": t_fkda / meta["time_us"] if t_fkda and meta["time_us"] > 0 else None,
     }
     return res
 
@@ -185,16 +213,18 @@ def main():
                     os.remove(os.path.join(d, f))
         torch.cuda.empty_cache()
     print()
-    print("%-26s %-10s %11s %11s %8s %10s %10s %s" % ("case", "state", "Cake us", "FLA us", "FLA/Cake", "o err", "state err",
-                                                     "check"))
+    print("%-26s %-10s %11s %11s %8s %10s %10s %11s %8s %s" % ("case", "state", "Cake us", "FLA us", "FLA/Cake", "o err",
+                                                              "state err", "FlashKDA us", "FK/Cake", "check"))
     for r in rows:
         if "error" in r:
             print("%-26s %s" % (r["case"], r["error"][:100]))
             continue
         chk = ("ok" if r["cake_check_ok"] else "ORACLE-MISMATCH") + (", =FLA" if r["cake_vs_fla_ok"] else ", !=FLA")
         fla = min(r["fla_us"], r["fla_kv_us"] or r["fla_us"])
-        print("%-26s %-10s %11.2f %11.2f %8.2f %10.2e %10.2e %s" % (r["case"], r["state"], r["cake_us"], fla, r["speedup"] or 0,
-                                                                     r["cake_vs_fla_o"], r["cake_vs_fla_state"], chk))
+        fk = "%11.2f %8.2f" % (r["flashkda_us"], r["speedup_flashkda"]) if r.get("flashkda_us") else "%11s %8s" % ("-", "-")
+        print("%-26s %-10s %11.2f %11.2f %8.2f %10.2e %10.2e %s %s" % (r["case"], r["state"], r["cake_us"], fla,
+                                                                        r["speedup"] or 0, r["cake_vs_fla_o"],
+                                                                        r["cake_vs_fla_state"], fk, chk))
     bad = [r for r in rows if "error" in r or not (r["cake_check_ok"] and r["cake_vs_fla_ok"])]
     sys.exit(1 if bad else 0)
 
