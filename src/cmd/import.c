@@ -72,32 +72,21 @@ static const Text *find_text(const Imp *x, const char *id)
 	return NULL;
 }
 
-/* Read a whole file; NULL with x->err set. */
+/* Read a whole file into the arena; NULL with x->err set (or, for an
+ * optional file that does not exist, *absent set and no error). */
 static char *slurp(Imp *x, const char *path, bool optional, bool *absent)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (optional && errno == ENOENT) {
+	size_t n = 0;
+	char *t = read_file(path, &n);
+	if (!t) {
+		if (optional && errno == ENOENT)
 			*absent = true;
-			return NULL;
-		}
-		snprintf(x->err, sizeof x->err, "cannot read '%s': %s", path, strerror(errno));
+		else
+			snprintf(x->err, sizeof x->err, "cannot read '%s': %s", path, strerror(errno));
 		return NULL;
 	}
-	StrBuf b = {0};
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_putn(&b, buf, n);
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		snprintf(x->err, sizeof x->err, "cannot read '%s'", path);
-		sb_free(&b);
-		return NULL;
-	}
-	char *s = arena_strdup(&x->a, sb_str(&b));
-	sb_free(&b);
+	char *s = arena_strdup(&x->a, t);
+	free(t);
 	return s;
 }
 
