@@ -125,4 +125,24 @@ PY
 	[ "$ng" -ge 10 ] && [ "$nshape" -eq "$ng" ] && [ "$nskip" -eq "$ng" ] &&
 		ok "--gpu: $ng family kernels, each with a shape (or no GPU case, said so), each skipped" || bad "--gpu shapes" "$(cat "$T/j")"
 fi
+# ---- --gpu on the stand-in driver (tests/cli/fake_cuda.c): the GPU part end to end ----
+# Every family kernel is compiled, its inputs made and uploaded, launched through the driver
+# API and checked by its family's oracle; the stand-in runs nothing, so every output is still
+# poisoned and every case must come out a mismatch: the gate goes red naming each one.
+FAKE=$T/fake
+mkdir -p "$FAKE"
+if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; then
+	LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$CAKE" gate --gpu > "$T/out" 2> "$T/err"
+	rc=$?
+	if grep -q 'cannot load NVRTC' "$T/out" "$T/err"; then
+		ok "--gpu on the stand-in driver (skipped: no NVRTC)"
+	else
+		ng=$(grep -c '^REGRESSION gpu .*got mismatch' "$T/out")
+		[ "$rc" -eq 1 ] && [ "$ng" -ge 10 ] && grep -q "gpu       0 pass, $ng fail" "$T/out" &&
+			ok "--gpu on the stand-in driver: $ng family kernels launched and checked, each caught as a mismatch, exit 1" ||
+			bad "--gpu on the stand-in driver" "exit $rc, $ng mismatches; $(tail -3 "$T/out")"
+	fi
+else
+	ok "--gpu on the stand-in driver (skipped: no C compiler)"
+fi
 finish
