@@ -398,3 +398,31 @@ const char *cli_optval(int argc, char **argv, int *i, const char *opt, bool *mis
 	}
 	return argv[++*i];
 }
+
+int utf8_seq_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = p[0];
+	if (c < 0x80)
+		return 1;
+	int n;
+	unsigned min;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	if (end - p < n)
+		return 0;
+	unsigned cp = c & (0x3f >> (n - 1));
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}

@@ -130,6 +130,9 @@ Span span_join(Span a, Span b);
 
 /* ---- misc ---- */
 
+/* Length (1..4) of the valid UTF-8 sequence at p (not past end); 0 when the
+ * bytes there are not one (overlong, a surrogate, past U+10FFFF, truncated). */
+int utf8_seq_len(const unsigned char *p, const unsigned char *end);
 /* Read a whole file into a malloc'd NUL-terminated buffer; NULL on error. */
 char *read_file(const char *path, size_t *len);
 /* Write len bytes to path atomically (tmp + rename). Returns 0 or -1. */

@@ -366,34 +366,6 @@ void diag_sort(DiagList *dl)
 
 /* ---- UTF-8 helpers ---- */
 
-/* Length (1..4) of the valid UTF-8 sequence at p (not past end), 0 if invalid. */
-static int utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	unsigned c = p[0];
-	if (c < 0x80)
-		return 1;
-	int n;
-	unsigned min;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	if (end - p < n)
-		return 0;
-	unsigned cp = c & (0x3f >> (n - 1));
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 /* Append s as a JSON string, replacing invalid UTF-8 with U+FFFD. NULL -> null. */
 static void json_str(StrBuf *b, const char *s)
@@ -405,7 +377,7 @@ static void json_str(StrBuf *b, const char *s)
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 	bool ok = true;
 	for (const unsigned char *q = p; q < end;) {
-		int n = utf8_seq(q, end);
+		int n = utf8_seq_len(q, end);
 		if (!n) {
 			ok = false;
 			break;
@@ -418,7 +390,7 @@ static void json_str(StrBuf *b, const char *s)
 	}
 	StrBuf t = {0};
 	while (p < end) {
-		int n = utf8_seq(p, end);
+		int n = utf8_seq_len(p, end);
 		if (n) {
 			sb_putn(&t, (const char *)p, (size_t)n);
 			p += n;
@@ -437,7 +409,7 @@ static int utf8_count(const unsigned char *p, const unsigned char *end)
 {
 	int n = 0;
 	while (p < end) {
-		int k = utf8_seq(p, end);
+		int k = utf8_seq_len(p, end);
 		p += k ? k : 1;
 		n++;
 	}
@@ -513,7 +485,7 @@ static void text_snippet(StrBuf *out, const SourceSet *ss, Span s, bool color)
 	if (ws > 0)
 		sb_puts(out, "...");
 	for (int i = ws; i < we;) {
-		int n = utf8_seq(L + i, L + we);
+		int n = utf8_seq_len(L + i, L + we);
 		if (L[i] == '\t')
 			sb_putc(out, '\t');
 		else if (L[i] < 0x20 || L[i] == 0x7f || !n)
@@ -530,7 +502,7 @@ static void text_snippet(StrBuf *out, const SourceSet *ss, Span s, bool color)
 	if (ws > 0)
 		sb_puts(out, "   ");
 	for (int i = ws; i < col0;) {
-		int n = utf8_seq(L + i, L + col0);
+		int n = utf8_seq_len(L + i, L + col0);
 		sb_putc(out, L[i] == '\t' ? '\t' : ' ');
 		i += n ? n : 1;
 	}

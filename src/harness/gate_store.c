@@ -80,19 +80,6 @@ void gate_judge(const char *text, const char *kernel, const char *shape, GateJud
 
 /* ---- old outcomes ---- */
 
-/* Worse GPU verdicts rank higher; 0 for verdicts that say nothing about the GPU. */
-static int gpu_rank(StoreVerdict v)
-{
-	switch (v) {
-	case STORE_V_HANG: return 5;
-	case STORE_V_FAULT: return 4;
-	case STORE_V_MISMATCH: return 3;
-	case STORE_V_LAUNCH_ERROR: return 2;
-	case STORE_V_OK: return 1;
-	default: return 0;
-	}
-}
-
 /* The old outcome of e and its rule (in a); STORE_OUT_NONE when the judge cannot compare it. */
 static StoreOutcome old_outcome(Store *st, const StoreEval *e, Arena *a, const char **rule)
 {
@@ -119,19 +106,6 @@ static bool same_str(const char *a, const char *b)
 	if (!a || !*a)
 		return !b || !*b;
 	return b && strcmp(a, b) == 0;
-}
-
-static int cmp_item(const void *x, const void *y)
-{
-	const StoreEval *a = x, *b = y;
-	int c = strcmp(a->cand, b->cand);
-	if (!c)
-		c = strcmp(a->kernel, b->kernel);
-	if (!c)
-		c = strcmp(a->shape, b->shape);
-	if (!c)
-		c = (a->id > b->id) - (a->id < b->id);
-	return c;
 }
 
 static int cmp_rule(const void *x, const void *y)
@@ -170,7 +144,7 @@ int gate_store(Store *st, bool record, GateImpact *g, char *err, size_t n)
 		return 2;
 	}
 	g->evals = ne;
-	qsort(ev, (size_t)ne, sizeof *ev, cmp_item);
+	qsort(ev, (size_t)ne, sizeof *ev, store_eval_cmp_item);
 	StoreHarness h = eval_harness(NULL);
 	StrBuf key = {0};
 	store_harness_key(&h, &key);
@@ -203,7 +177,7 @@ int gate_store(Store *st, bool record, GateImpact *g, char *err, size_t n)
 		gate_judge(text, ev[i].kernel, ev[i].shape, &now);
 		StoreVerdict gpu = STORE_V_NONE;
 		for (int k = i; k < j; k++)
-			if (gpu_rank(ev[k].verdict) > gpu_rank(gpu))
+			if (store_gpu_rank(ev[k].verdict) > store_gpu_rank(gpu))
 				gpu = ev[k].verdict;
 		/* each distinct old outcome, newest evaluation first */
 		StoreOutcome seen_o[16];
@@ -242,7 +216,7 @@ int gate_store(Store *st, bool record, GateImpact *g, char *err, size_t n)
 			r->message = now.message[0] ? arena_strdup(a, now.message) : NULL;
 			if (oo == STORE_OUT_ACCEPTED) {
 				r->rule = r->new_rule;
-				r->impact = gpu_rank(gpu) > 1 ? STORE_IMP_TRUE_POSITIVE
+				r->impact = store_gpu_rank(gpu) > 1 ? STORE_IMP_TRUE_POSITIVE
 				          : gpu == STORE_V_OK ? STORE_IMP_FALSE_POSITIVE : STORE_IMP_UNRUN;
 			} else if (now.outcome == STORE_OUT_ACCEPTED) {
 				r->rule = orule;

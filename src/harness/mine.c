@@ -278,31 +278,6 @@ int mine_features(const char *text, const char *kernel, const char *shape, Arena
 
 /* ---- mining ---- */
 
-static int gpu_rank(StoreVerdict v)
-{
-	switch (v) {
-	case STORE_V_HANG: return 5;
-	case STORE_V_FAULT: return 4;
-	case STORE_V_MISMATCH: return 3;
-	case STORE_V_LAUNCH_ERROR: return 2;
-	case STORE_V_OK: return 1;
-	default: return 0;
-	}
-}
-
-static int cmp_item(const void *x, const void *y)
-{
-	const StoreEval *a = x, *b = y;
-	int c = strcmp(a->cand, b->cand);
-	if (!c)
-		c = strcmp(a->kernel, b->kernel);
-	if (!c)
-		c = strcmp(a->shape, b->shape);
-	if (!c)
-		c = (a->id > b->id) - (a->id < b->id);
-	return c;
-}
-
 /* Distinct features and their counts. */
 typedef struct Dict {
 	const char **name;
@@ -371,14 +346,14 @@ int mine_store(Store *st, const MineOptions *o, MineResult *r, char *err, size_t
 		snprintf(err, n, "%s", store_errmsg(st));
 		return 2;
 	}
-	qsort(ev, (size_t)ne, sizeof *ev, cmp_item);
+	qsort(ev, (size_t)ne, sizeof *ev, store_eval_cmp_item);
 	r->items = arena_alloc(a, (size_t)(ne ? ne : 1) * sizeof *r->items);
 	const char *text_of = NULL, *text = NULL;
 	for (int i = 0; i < ne;) {
 		int j = i, worst = -1;
 		while (j < ne && !strcmp(ev[j].cand, ev[i].cand) && !strcmp(ev[j].kernel, ev[i].kernel) &&
 		       !strcmp(ev[j].shape, ev[i].shape)) {
-			if (gpu_rank(ev[j].verdict) > 0 && (worst < 0 || gpu_rank(ev[j].verdict) > gpu_rank(ev[worst].verdict)))
+			if (store_gpu_rank(ev[j].verdict) > 0 && (worst < 0 || store_gpu_rank(ev[j].verdict) > store_gpu_rank(ev[worst].verdict)))
 				worst = j;
 			j++;
 		}
@@ -400,7 +375,7 @@ int mine_store(Store *st, const MineOptions *o, MineResult *r, char *err, size_t
 			it->verdict = ev[worst].verdict;
 			it->message = ev[worst].message;
 			it->eval = ev[worst].id;
-			it->failed = gpu_rank(it->verdict) > 1;
+			it->failed = store_gpu_rank(it->verdict) > 1;
 			it->nfeat = mine_features(text, it->kernel, it->shape, a, &it->feat);
 			if (it->nfeat < 0) {
 				it->nfeat = 0;

@@ -1045,6 +1045,31 @@ void store_eval_init(StoreEval *e)
 	e->predicted_us = e->median_us = e->min_us = e->max_us = e->rel_err = NAN;
 }
 
+int store_gpu_rank(StoreVerdict v)
+{
+	switch (v) {
+	case STORE_V_HANG: return 5;
+	case STORE_V_FAULT: return 4;
+	case STORE_V_MISMATCH: return 3;
+	case STORE_V_LAUNCH_ERROR: return 2;
+	case STORE_V_OK: return 1;
+	default: return 0;
+	}
+}
+
+int store_eval_cmp_item(const void *x, const void *y)
+{
+	const StoreEval *a = x, *b = y;
+	int c = strcmp(a->cand, b->cand);
+	if (!c)
+		c = strcmp(a->kernel, b->kernel);
+	if (!c)
+		c = strcmp(a->shape, b->shape);
+	if (!c)
+		c = (a->id > b->id) - (a->id < b->id);
+	return c;
+}
+
 /* The columns every evaluation query selects, in row_eval's order. */
 #define EVAL_COLS \
 	"e.id, e.cand, c.family, e.kernel, e.shape, e.seed, e.target, e.gpu, e.driver, " \

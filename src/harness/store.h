@@ -193,6 +193,13 @@ typedef struct StoreEval {
 
 /* Initialise an input record: everything empty, every double NaN. */
 void store_eval_init(StoreEval *e);
+/* How bad a GPU verdict is: hang 5, fault 4, mismatch 3, launch_error 2, ok 1;
+ * 0 for a verdict that says nothing about the GPU (the rule impact and the
+ * failure mining both judge a work item by its worst). */
+int store_gpu_rank(StoreVerdict v);
+/* qsort order of evaluations by work item (candidate, kernel, shape), then
+ * by row id: the grouping of `cake gate --store` and `cake mine`. */
+int store_eval_cmp_item(const void *a, const void *b);
 /* Record an evaluation and, when dl is non-NULL, its findings (file names
  * from ss, which may be NULL), and remove any claim on its (candidate,
  * kernel, shape, harness) -- all in one transaction. *id_out (may be NULL)
