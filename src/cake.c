@@ -148,6 +148,21 @@ static bool st_jit(CakeUnit *u, const CakeOptions *o)
 	return o->allow_spills || cake_spill_findings(u, u->diags, u->jit.kern, u->jit.nkern) == 0;
 }
 
+char *cake_kernel_text(const CakeUnit *u, int k)
+{
+	Program one = *u->prog;
+	Kernel *kp = u->kernels[k];
+	one.kernels = &kp;
+	one.nkernels = 1;
+	one.comments = NULL;
+	one.ncomments = 0;
+	StrBuf t = {0};
+	print_program(&t, &one);
+	char *r = xstrdup(sb_str(&t));
+	sb_free(&t);
+	return r;
+}
+
 int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n)
 {
 	int spilled = 0;

@@ -103,6 +103,10 @@ int cake_compile_text(CakeUnit *u, SourceSet *srcs, DiagList *dl, const char *na
  * ran in another process (the isolated runner's child) calls it on the report
  * that came back, so the findings are not lost with the child. */
 int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n);
+/* The canonical text of kernel k of u's program printed alone (no other
+ * kernel, no comments), malloc'd: what `cake evolve` seeds and records, so
+ * its hash is the kernel's candidate id in a store. */
+char *cake_kernel_text(const CakeUnit *u, int k);
 /* Index of the selected kernel named `name`, or -1. */
 int cake_kernel_index(const CakeUnit *u, const char *name);
 /* Release the unit's arena, CUDA text and JIT result (the sources and

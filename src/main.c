@@ -128,10 +128,11 @@ static const struct Command {
 	 "      Model Context Protocol server on stdio (check, format, build, rules, explain_rule,\n"
 	 "      history, best, diff, tactics, apply_tactic) for coding agents; see docs/AGENTS.md"},
 	{"library", cmd_library,
-	 "library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]\n"
-	 "           | FAMILY [--domain FILE] --explain SHAPE... [--brief] | --list\n"
+	 "library FAMILY [--domain FILE] [--kernels DIR] [--store PATH [--min-gain F]] -o DIR [--cc CC]\n"
+	 "           [--no-compile] [-v] | FAMILY [...] --explain SHAPE... [--brief] | --list\n"
 	 "      generate a shape-dispatched C library (.so, header, pkg-config) and a Python package\n"
-	 "      from a family's kernels (gemm, kmeans); --explain prints the route a shape takes and why"},
+	 "      from a family's kernels (gemm, kmeans); --explain prints the route a shape takes and why;\n"
+	 "      --store takes the store's candidates that are measured faster and interchangeable"},
 	{"help", cmd_help,
 	 "help\n"
 	 "      print this message"},

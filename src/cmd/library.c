@@ -2,8 +2,10 @@
  * library.c — `cake library`: a family's kernels as a shape-dispatched C
  * library and a Python package (src/lib/, docs/LIBRARY.md).
  *
- *   cake library FAMILY [--domain FILE] [--kernels DIR] -o DIR [--cc CC] [--no-compile] [-v]
- *   cake library FAMILY [--domain FILE] [--kernels DIR] --explain SHAPE [--explain SHAPE ...] [--brief]
+ *   cake library FAMILY [--domain FILE] [--kernels DIR] [--store PATH [--min-gain F]] -o DIR [--cc CC]
+ *                [--no-compile] [-v]
+ *   cake library FAMILY [--domain FILE] [--kernels DIR] [--store PATH [--min-gain F]] --explain SHAPE
+ *                [--explain SHAPE ...] [--brief]
  *   cake library FAMILY --explain @FILE [--brief]      (one shape per line of FILE)
  *   cake library --list
  *
@@ -12,6 +14,12 @@
  * NVRTC, no GPU); --brief prints one line per shape. Both may be given. Exit
  * status: 0, 1 when an explained shape is outside the domain or generation
  * failed, 2 usage or I/O problem, 69 no NVRTC.
+ *
+ * --store PATH takes, for each kernel with a family, the store candidate that
+ * src/lib/frontier.c finds measured faster (by --min-gain, default 0.03) and
+ * interchangeable; the choice per kernel, or why the corpus kernel stays, is
+ * printed to stderr first, and --explain names the kernels a route runs from
+ * the store.
  */
 #include "cmd.h"
 #include "../lib/lib.h"
@@ -21,7 +29,8 @@
 
 int cmd_library(int argc, char **argv)
 {
-	const char *family = NULL, *out = NULL;
+	const char *family = NULL, *out = NULL, *spath = NULL;
+	double min_gain = 0.03;
 	LibGenOptions go;
 	memset(&go, 0, sizeof go);
 	const char *explain[64];
@@ -39,6 +48,14 @@ int cmd_library(int argc, char **argv)
 			out = v;
 		else if (!missing && (v = cli_optval(argc, argv, &i, "--cc", &missing)))
 			go.cc = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "--store", &missing)))
+			spath = v;
+		else if (!missing && (v = cli_optval(argc, argv, &i, "--min-gain", &missing))) {
+			char *end;
+			min_gain = strtod(v, &end);
+			if (*end || end == v || !(min_gain >= 0 && min_gain < 1))
+				return cmd_usage_error("library", "--min-gain is a fraction in [0, 1), e.g. 0.03 for 3%% (got '%s')", v);
+		}
 		else if (!missing && (v = cli_optval(argc, argv, &i, "--explain", &missing))) {
 			if (nexplain == (int)NELEM(explain))
 				return cmd_usage_error("library", "at most 64 --explain shapes (%s)", v);
@@ -77,11 +94,38 @@ int cmd_library(int argc, char **argv)
 	if (!out && !nexplain)
 		return cmd_usage_error("library", "say what to do: -o DIR (generate) or --explain SHAPE (%s)", fam->shape_help);
 	int status = 0;
+	char kdir[4096];
+	snprintf(kdir, sizeof kdir, "%s", go.kernels_dir ? go.kernels_dir : "");
+	if (!go.kernels_dir)
+		snprintf(kdir, sizeof kdir, "kernels/%s", fam->name);
+	LibOverrides ov;
+	memset(&ov, 0, sizeof ov);
+	if (spath) {   /* the store's winners (src/lib/frontier.c) */
+		Store *st;
+		if (cmd_open_store("library", spath, &st))
+			return 2;
+		LibSet cs;
+		StrBuf e = {0}, rep = {0};
+		char ferr[512] = "";
+		int rc = lib_load(&cs, fam, kdir, CAKE_SEMA, NULL, &e);
+		if (!rc)
+			rc = lib_frontier(&cs, st, min_gain, &ov, &rep, ferr, sizeof ferr) ? 2 : 0;
+		if (rc)
+			fprintf(stderr, "cake library: %s\n", e.len ? sb_str(&e) : ferr);
+		else
+			fprintf(stderr, "cake library: kernels from the store %s (--min-gain %g):\n%s", store_path(st), min_gain,
+			        sb_str(&rep));
+		sb_free(&e);
+		sb_free(&rep);
+		lib_unload(&cs);
+		store_close(st);
+		if (rc) {
+			lib_overrides_free(&ov);
+			return 2;
+		}
+		go.overrides = &ov;
+	}
 	if (nexplain) {
-		char kdir[4096];
-		snprintf(kdir, sizeof kdir, "%s", go.kernels_dir ? go.kernels_dir : "");
-		if (!go.kernels_dir)
-			snprintf(kdir, sizeof kdir, "kernels/%s", fam->name);
 		LibConds conds;
 		memset(&conds, 0, sizeof conds);
 		if (go.domain_file) {
@@ -100,11 +144,12 @@ int cmd_library(int argc, char **argv)
 		}
 		LibSet ls;
 		StrBuf err = {0};
-		if (lib_load(&ls, fam, kdir, CAKE_DERIVE, &conds, &err)) {
+		if (lib_load_with(&ls, fam, kdir, CAKE_DERIVE, &conds, go.overrides, &err)) {
 			fprintf(stderr, "cake library: %s\n", sb_str(&err));
 			sb_free(&err);
 			lib_unload(&ls);
 			lib_conds_free(&conds);
+			lib_overrides_free(&ov);
 			return 2;
 		}
 		sb_free(&err);
@@ -158,8 +203,10 @@ int cmd_library(int argc, char **argv)
 		free(listbuf);
 		lib_unload(&ls);
 		lib_conds_free(&conds);
-		if (status == 2)
+		if (status == 2) {
+			lib_overrides_free(&ov);
 			return 2;
+		}
 	}
 	if (out) {
 		go.out_dir = out;
@@ -170,8 +217,10 @@ int cmd_library(int argc, char **argv)
 		sb_free(&log);
 		if (rc) {
 			fprintf(stderr, "cake library: %s\n", err);
+			lib_overrides_free(&ov);
 			return rc;
 		}
 	}
+	lib_overrides_free(&ov);
 	return status;
 }

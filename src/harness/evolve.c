@@ -385,15 +385,7 @@ static bool seeds_of(const char *path, const char *kernel, const char *family, V
 		Kernel *k = u.kernels[i];
 		if (family && (!k->family || strcmp(k->family->name, family)))
 			continue;
-		Program one = *u.prog;
-		one.kernels = &k;
-		one.nkernels = 1;
-		one.comments = NULL;
-		one.ncomments = 0;
-		StrBuf t = {0};
-		print_program(&t, &one);
-		vec_push(v, xstrdup(sb_str(&t)));
-		sb_free(&t);
+		vec_push(v, cake_kernel_text(&u, i));
 	}
 	cake_unit_free(&u);
 	diag_free(&dl);

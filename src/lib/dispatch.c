@@ -144,6 +144,12 @@ static int lib_user_domain(const void *lx, const long long *v, const char **fail
 
 int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user, StrBuf *err)
 {
+	return lib_load_with(ls, fam, dir, until, user, NULL, err);
+}
+
+int lib_load_with(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user,
+                  const LibOverrides *ov, StrBuf *err)
+{
 	memset(ls, 0, sizeof *ls);
 	ls->fam = fam;
 	ls->user = user;
@@ -154,9 +160,38 @@ int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until,
 	}
 	for (int i = 0; i < fam->nkernels; i++) {
 		int u = -1;
-		for (int j = 0; j < ls->nunits; j++)
+		const char *otext = ov ? ov->text[i] : NULL;
+		for (int j = 0; j < ls->nunits && !otext; j++)
 			if (!strcmp(ls->unit_file[j], fam->files[i]))
 				u = j;
+		if (otext) {   /* a store candidate in place of the corpus kernel: its own unit */
+			if (ls->nunits == (int)NELEM(ls->units)) {
+				sb_printf(err, "family %s uses more than %d kernel sources", fam->name, (int)NELEM(ls->units));
+				return 1;
+			}
+			u = ls->nunits++;
+			ls->unit_file[u] = ov->id[i];   /* never matches a file name: no other kernel shares it */
+			ls->note[i] = ov->note[i];
+			CakeOptions co = cake_options(until);
+			int before = ls->diags.nerr;
+			char name[64];
+			snprintf(name, sizeof name, "store:%s", ov->id[i]);
+			int rc = cake_compile_text(&ls->units[u], &ls->srcs, &ls->diags, name, otext, strlen(otext), &co);
+			if (rc == GPU_EXIT_NO_DRIVER) {
+				sb_printf(err, "%s: %s", name, ls->units[u].error);
+				return GPU_EXIT_NO_DRIVER;
+			}
+			if (rc || ls->diags.nerr > before || ls->units[u].failed != CAKE_STAGE_NONE) {
+				StrBuf d = {0};
+				diag_sort(&ls->diags);
+				diag_print_text(&d, &ls->srcs, &ls->diags, false);
+				sb_printf(err, "the store candidate for %s (%s) does not compile%s%s:\n%s(build without --store to use "
+				          "the corpus kernel)", fam->kernels[i], ov->id[i], ls->units[u].error[0] ? ": " : "",
+				          ls->units[u].error, sb_str(&d));
+				sb_free(&d);
+				return 1;
+			}
+		}
 		if (u < 0) {
 			if (ls->nunits == (int)NELEM(ls->units)) {
 				sb_printf(err, "family %s uses more than %d kernel files", fam->name, (int)NELEM(ls->units));
@@ -299,6 +334,16 @@ int lib_explain(const LibSet *ls, const long long *v, int atomic, StrBuf *out)
 	                     : km_explain_into(ls, v[0], v[1], v[2], v[3], (int)v[4], atomic, buf, 16384);
 	sb_puts(out, buf);
 	free(buf);
+	LibVerdict vd;
+	if (rc >= 0 && lib_verdict(ls, v, atomic, &vd) == 0 && vd.in_domain)
+		for (int i = 0; i < vd.nlaunch; i++) {
+			int kid = vd.launch_kid[i];
+			bool dup = false;
+			for (int j = 0; j < i; j++)
+				dup |= vd.launch_kid[j] == kid;
+			if (!dup && kid >= 0 && kid < ls->fam->nkernels && ls->note[kid])
+				sb_printf(out, "kernel %s: from the store: %s (the route text above describes the corpus kernel)\n", ls->fam->kernels[kid], ls->note[kid]);
+		}
 	return rc;
 }
 

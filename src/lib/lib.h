@@ -19,6 +19,8 @@
  *                     descriptor, the C source written and compiled with the
  *                     system C compiler, the .pc file and the Python package.
  *   cond.c            the clauses of --domain FILE.
+ *   frontier.c        --store S: a kernel replaced by a store candidate that is
+ *                     measured faster and is the same kernel to the dispatcher.
  *   python/           the Python package (ctypes, DLPack / __cuda_array_interface__).
  *
  * Module prefix: lib_.
@@ -27,6 +29,9 @@
 #define CAKE_LIB_H
 
 #include "../cake.h"
+#include "../harness/store.h"
+
+#define LIB_MAX_KERNELS 64
 
 /* ---- --domain FILE clauses (cond.c) ---- */
 
@@ -88,16 +93,36 @@ typedef struct LibSet {
 	CakeUnit units[16];               /* one per distinct .cake file */
 	const char *unit_file[16];
 	int nunits;
-	Kernel *kern[64];                 /* KID order */
-	Plan *plan[64];                   /* after CAKE_DERIVE (NULL before) */
-	int unit_of[64];                  /* index into units */
+	Kernel *kern[LIB_MAX_KERNELS];    /* KID order */
+	Plan *plan[LIB_MAX_KERNELS];      /* after CAKE_DERIVE (NULL before) */
+	int unit_of[LIB_MAX_KERNELS];     /* index into units */
+	const char *note[LIB_MAX_KERNELS];/* where a kernel came from when not its corpus file (NULL) */
 	LibScratch *scratch;
 } LibSet;
+
+/* Kernels taken from a store instead of the corpus files (frontier.c), by KID: the
+ * candidate's canonical text renamed to the kernel's name (NULL: the corpus file's). */
+typedef struct LibOverrides {
+	char *text[LIB_MAX_KERNELS];
+	char id[LIB_MAX_KERNELS][STORE_ID_LEN + 1];
+	char note[LIB_MAX_KERNELS][320];
+} LibOverrides;
 
 /* Compile every kernel of fam from folder dir up to stage until (CAKE_SEMA for explain,
  * CAKE_DERIVE for the tests, CAKE_JIT for the generator). Returns 0, or 1 with the reason in
  * err (a file that cannot be read, a missing kernel, findings: printed to err too). */
 int lib_load(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user, StrBuf *err);
+/* The same, with the kernels of ov (may be NULL) compiled from their texts instead. */
+int lib_load_with(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage until, const LibConds *user,
+                  const LibOverrides *ov, StrBuf *err);
+/* For each kernel of ls (loaded from the corpus, CAKE_SEMA or later) that has a family,
+ * the store candidate that replaces it (see frontier.c: measured faster by at least
+ * min_gain over the shapes both were timed at, slower at none, the same const, param and
+ * domain lines, verifies and lowers today), into ov; one report line per kernel. Returns 0,
+ * or 1 with err when the store cannot be read. Release ov with lib_overrides_free. */
+int lib_frontier(const LibSet *ls, Store *st, double min_gain, LibOverrides *ov, StrBuf *report, char *err,
+                 size_t errlen);
+void lib_overrides_free(LibOverrides *ov);
 /* Release everything lib_load made. */
 void lib_unload(LibSet *ls);
 /* Index of the kernel dim named dim among the family's dims (the fd[] order), or -1. */
@@ -146,6 +171,7 @@ typedef struct LibGenOptions {
 	const char *out_dir;
 	const char *cc;                   /* NULL: $CC or "cc" */
 	const char *cflags;               /* extra compiler flags (NULL: none) */
+	const LibOverrides *overrides;    /* kernels from a store (NULL: none) */
 	bool no_compile;                  /* write the sources only */
 	bool verbose;
 } LibGenOptions;

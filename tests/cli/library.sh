@@ -52,6 +52,43 @@ printf 'Q > 1\n' > "$T/bad.txt"
 run library gemm --domain "$T/bad.txt" --explain M=128,N=256,K=64
 expect "bad --domain" 2 err 'line 1' err 'unknown variable'
 
+# ---- --store: the store's winners (src/lib/frontier.c), from the real k-means campaign C2 ----
+# Its best candidate (a 2-stage ring instead of 4) was timed at 1015.2 us against the corpus
+# kmeans_assign's 1032.3 us (1.017x), one shape: below the default --min-gain 0.03, above 0.01.
+SS="$T/lib_store.db"
+run import data/measure/h200-kmeans-clean-start-2026-12-01.jsonl --store "$SS"
+expect "import the k-means campaign" 0 out '111 new evaluations'
+run library kmeans --store "$SS" --explain B=32,N=65536,D=128,K=1024 --brief
+expect "--store: a 1.7% gain stays below --min-gain 0.03" 0 \
+	err 'kmeans_assign +corpus kernel kept: the best store candidate \(eb04148bfe8e\) is 1.017x over 1 shape, below the required 1.030x' \
+	err 'corpus kernels kept, the store has no ok timing of them .*kmeans_assign_d64' out 'assign_bf16_d128\+sorted_scan_k1024'
+run library kmeans --store "$SS" --min-gain 0.01 --explain B=32,N=65536,D=128,K=1024
+expect "--store --min-gain 0.01: the campaign's winner replaces kmeans_assign" 0 \
+	err 'kmeans_assign +store candidate eb04148bfe8e \(kernel kmeans_assign_seed_naive, origin tactic:consumers:4\): 1.017x' \
+	err 'at B=32,K=1024,N=65536: 1015.2 us against 1032.3 us \(NVIDIA H200\)' \
+	out '^kernel kmeans_assign: from the store: store candidate eb04148bfe8e'
+run library kmeans --store "$SS" --min-gain 0.01 --explain B=32,N=65536,D=128,K=1024,dtype=f16
+expect "--store: the f16 route runs the corpus kernels" 0 out 'assign_f16_d128'
+grep -q 'from the store' "$T/out" && bad "--store: the f16 route says nothing of the store" "$(grep 'from the store' "$T/out")" ||
+	ok "--store: the f16 route says nothing of the store"
+# planted (this test has no GPU): a faster timing of a kernel whose domain differs is refused
+sed 's/domain N % 256 == 0, K % 128 == 0, K >= 512/domain N % 512 == 0, K % 128 == 0, K >= 512/' kernels/kmeans/assign.cake |
+	sed 's/pipeline cr stages 4/pipeline cr stages 3/' > "$T/narrow.cake"
+run eval "$T/narrow.cake" --kernel kmeans_assign --shape B=32,N=65536,K=1024 --dry-run --store "$SS" --format=json
+python3 - "$SS" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("update evals set verdict = 'ok', gpu = 'NVIDIA H200', median_us = 900.0 where verdict = 'dry_run' and kernel = 'kmeans_assign'")
+c.commit()
+PY
+run library kmeans --store "$SS" --explain B=32,N=65536,D=128,K=1024 --brief
+expect "--store: a faster kernel with another domain is not taken" 0 \
+	err 'corpus kernel kept: the fastest store candidate \([0-9a-f]{12}, 1.147x\) is not usable: its const, param or domain lines differ'
+run library kmeans --store "$SS" --min-gain 1.5 --explain B=1,N=1024,D=128,K=10
+expect "--store: a bad --min-gain" 2 err 'min-gain is a fraction in \[0, 1\)'
+run library kmeans --store "$T/no_store.db" --explain B=1,N=1024,D=128,K=10
+expect "--store: a missing store" 2 err 'no store at'
+
 PKG=$T/pkg
 run library gemm -o "$PKG"
 if [ "$RC" -eq 69 ]; then
@@ -62,6 +99,12 @@ fi
 expect "generate gemm" 0 err 'built .*libcake_gemm.so' err '0 bytes spill stores'
 run library kmeans -o "$PKG"
 expect "generate kmeans into the same folder" 0 err 'built .*libcake_kmeans.so'
+run library kmeans --store "$SS" --min-gain 0.01 -o "$T/pkg_store"
+expect "generate kmeans with the store's winner" 0 err 'store candidate eb04148bfe8ebf5cdc4f32e06afdfb96: [0-9]+-byte cubin' \
+	err 'built .*libcake_kmeans.so'
+grep -q '^/\* kernel kmeans_assign: from the store: store candidate eb04148bfe8e' "$T/pkg_store/src/cake_kmeans.c" &&
+	ok "the generated source records the kernel's provenance" || bad "the generated source records the kernel's provenance" \
+	"$(head -6 "$T/pkg_store/src/cake_kmeans.c")"
 missing=""
 for f in include/cake_gemm.h include/cake_kmeans.h src/cake_gemm.c src/cake_kmeans.c cake_kernels/libcake_gemm.so \
 	cake_kernels/libcake_kmeans.so lib/libcake_gemm.so lib/pkgconfig/cake_gemm.pc lib/pkgconfig/cake_kmeans.pc \
