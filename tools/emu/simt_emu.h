@@ -40,7 +40,9 @@
  * swapcontext makes a system call per switch, which made large grids too slow to test. Each
  * stack is mmap'd once with a guard page below it (an overflow faults instead of corrupting
  * a neighbour) and reused by every later CTA. The shared state lives in C++17 inline
- * variables, so several translation units (one per kernel, mkdriver.py --unit) share it.
+ * variables, so several translation units (one per kernel, mkdriver.py --unit) share it, and
+ * the header pulls in no heavy standard headers (no <functional>, <map>, <string>): a test
+ * compiles one unit per kernel, and the header was most of each unit's compile time.
  */
 #ifndef CAKE_SIMT_EMU_H
 #define CAKE_SIMT_EMU_H
@@ -50,13 +52,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <map>
-#include <string>
 #include <sys/mman.h>
 #include <type_traits>
 #include <ucontext.h>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
@@ -131,11 +130,15 @@ inline void *sched_sp = nullptr;
 #else
 inline ucontext_t sched;
 #endif
-inline std::function<void()> body;
+inline void (*body)(void *) = nullptr;   /* the kernel call of the launch, on body_ctx */
+inline void *body_ctx = nullptr;
 inline dim3e block_idx, grid_dim, block_dim;
 inline Bar bars[64];
 inline uint64_t slots[32][32];
-inline std::unordered_map<u32, MBar> mbars;
+static const int MAXMBAR = 64;
+inline u32 mbar_addr[MAXMBAR];           /* the CTA's initialised mbarriers, by address */
+inline MBar mbar_state[MAXMBAR];
+inline int nmbars = 0;
 inline uint64_t shuffle_state = 0;   /* SIMT_EMU_SHUFFLE: 0 = natural order */
 inline bool shuffle_read = false;
 
@@ -194,7 +197,7 @@ static inline bool runnable(const Thread &t)
 
 static void entry()
 {
-	body();
+	body(body_ctx);
 	th[cur].done = true;
 #if EMU_ASM_SWITCH
 	emu_swap(&th[cur].sp, sched_sp);
@@ -215,7 +218,7 @@ static bool run_cta(unsigned nthreads)
 		th.resize(nthreads);
 	for (int i = 0; i < 64; i++)
 		bars[i] = Bar();
-	mbars.clear();
+	nmbars = 0;
 	for (unsigned i = 0; i < nthreads; i++) {
 		Thread &t = th[i];
 		if (!t.stack) {
@@ -439,10 +442,11 @@ template <typename T> static inline T atomicAdd(T *p, T v) { T old = *p; *p = (T
  * its transaction bytes are all done */
 static inline emu::MBar &emu_mbar(u32 bar)
 {
-	auto it = emu::mbars.find(bar);
-	if (it == emu::mbars.end())
-		emu::fail("mbarrier used before mbar_init");
-	return it->second;
+	for (int i = 0; i < emu::nmbars; i++)
+		if (emu::mbar_addr[i] == bar)
+			return emu::mbar_state[i];
+	emu::fail("mbarrier used before mbar_init");
+	abort();
 }
 static inline void emu_mbar_check(emu::MBar &m)
 {
@@ -455,7 +459,14 @@ static inline void emu_mbar_check(emu::MBar &m)
 }
 static inline void mbar_init(u32 bar, u32 count)
 {
-	emu::MBar &m = emu::mbars[bar];
+	int i = 0;
+	while (i < emu::nmbars && emu::mbar_addr[i] != bar)
+		i++;
+	if (i == emu::MAXMBAR)
+		emu::fail("more than 64 mbarriers");
+	if (i == emu::nmbars)
+		emu::mbar_addr[emu::nmbars++] = bar;
+	emu::MBar &m = emu::mbar_state[i];
 	m = emu::MBar();
 	m.count = m.pending = (int)count;
 }
@@ -571,7 +582,7 @@ static inline void tma_load_5d(u32 d, const CUtensorMap *m, u32 b, int c0, int c
 
 /* Launch: every CTA of grid (gx, gy, gz) with nthreads threads, one after another (in a
  * seeded random order under SIMT_EMU_SHUFFLE). */
-static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads, std::function<void()> kernel)
+template <typename F> static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads, F kernel)
 {
 	if (!emu::shuffle_read) {
 		const char *s = getenv("SIMT_EMU_SHUFFLE");
@@ -580,7 +591,8 @@ static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads,
 	}
 	emu::grid_dim = {gx, gy, gz};
 	emu::block_dim = {nthreads, 1, 1};
-	emu::body = kernel;
+	emu::body = [](void *c) { (*(F *)c)(); };
+	emu::body_ctx = &kernel;
 	u64 n = (u64)gx * gy * gz;
 	std::vector<u64> ctas;
 	if (emu::shuffle_state) {
@@ -602,36 +614,53 @@ static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads,
 /* Kernels by name (mkdriver.py --unit registers one launcher per translation unit): the
  * buffers and values a launcher binds, by parameter name, like the library's runtime. */
 struct EmuArgs {
-	std::map<std::string, void *> ptrs;
-	std::map<std::string, double> vals;
+	static const int MAX = 64;
+	int np = 0, nv = 0;
+	const char *pname[MAX];
+	void *pval[MAX];
+	const char *vname[MAX];
+	double vval[MAX];
+	void bind(const char *name, void *p) { if (np < MAX) pname[np] = name, pval[np++] = p; }
+	void set(const char *name, double v) { if (nv < MAX) vname[nv] = name, vval[nv++] = v; }
 	void *ptr(const char *kernel, const char *name) const
 	{
-		auto it = ptrs.find(name);
-		if (it == ptrs.end()) {
-			fprintf(stderr, "simt_emu: %s: no buffer bound to '%s'\n", kernel, name);
-			exit(3);
-		}
-		return it->second;
+		for (int i = 0; i < np; i++)
+			if (!strcmp(pname[i], name))
+				return pval[i];
+		fprintf(stderr, "simt_emu: %s: no buffer bound to '%s'\n", kernel, name);
+		exit(3);
 	}
 	double val(const char *kernel, const char *name) const
 	{
-		auto it = vals.find(name);
-		if (it == vals.end()) {
-			fprintf(stderr, "simt_emu: %s: no value bound to '%s'\n", kernel, name);
-			exit(3);
-		}
-		return it->second;
+		for (int i = 0; i < nv; i++)
+			if (!strcmp(vname[i], name))
+				return vval[i];
+		fprintf(stderr, "simt_emu: %s: no value bound to '%s'\n", kernel, name);
+		exit(3);
 	}
 };
 typedef bool (*EmuKernelFn)(const EmuArgs &);
-struct EmuKernelInfo { EmuKernelFn fn; std::vector<std::string> ptrs; };
-inline std::map<std::string, EmuKernelInfo> &emu_registry()
-{
-	static std::map<std::string, EmuKernelInfo> r;
-	return r;
-}
+/* One registered kernel: its launcher and its pointer parameters (what it may write). */
 struct EmuRegister {
-	EmuRegister(const char *name, EmuKernelFn fn, std::vector<std::string> ptrs) { emu_registry()[name] = {fn, ptrs}; }
+	const char *name;
+	EmuKernelFn fn;
+	const char *const *ptrs;
+	int nptrs;
+	EmuRegister *next;
+	EmuRegister(const char *n, EmuKernelFn f, const char *const *p, int np);
 };
+inline EmuRegister *emu_kernels = nullptr;
+inline EmuRegister::EmuRegister(const char *n, EmuKernelFn f, const char *const *p, int np)
+	: name(n), fn(f), ptrs(p), nptrs(np), next(emu_kernels)
+{
+	emu_kernels = this;
+}
+static inline const EmuRegister *emu_kernel(const char *name)
+{
+	for (const EmuRegister *r = emu_kernels; r; r = r->next)
+		if (!strcmp(r->name, name))
+			return r;
+	return nullptr;
+}
 
 #endif
