@@ -14,8 +14,9 @@
 # cluster, empty clusters and labels outside [0, K)), kmeans_run launches the route's kernels
 # over them binding buffers by name, and kmeans_emu checks every stage against CPU references
 # and the final centroids against the float64 update. The shapes take every route and its
-# edges (K = 1, 2, 100, 255..257, 1000, 1024, 2048, 4095..4097, 5000, 65536; ragged N; D = 64 and
-# 128; bf16 and f16; SIMT_EMU_SHUFFLE reorders CTAs and threads in some). Two broken kernels
+# edges (K = 1, 2, 100, 255..257, 1000, 1024, 2048, 3900, 4095..4097, 5000, 65536; ragged N; D =
+# 64 and 128; bf16 and f16; the atomic update too; SIMT_EMU_SHUFFLE reorders CTAs and threads
+# in some). Two broken kernels
 # (the chunked scan's carry read one slot early; the fill's slot reservation dropped) must
 # fail. Skipped with a note when g++ or python3 is missing. The last line is "N passed, N
 # failed".
@@ -140,8 +141,12 @@ case_ $R 1 8193   128 4096  f16   12   sorted 11
 case_ $R 1 9000   64  4097  bf16  13   sorted 0      # Kp = 4224: sorted_global, five chunks
 case_ $R 2 7001   128 5000  bf16  14   sorted 13
 case_ $R 1 66000  64  65536 bf16  15   sorted 0      # sorted_global, 64 chunks
+case_ $R 1 65600  128 65536 f16   18   sorted 19
+case_ $R 1 7000   64  3900  bf16  19   sorted 0      # Kp = 3968: sorted_scan_any_k, ragged fourth chunk
 case_ $R 1 3000   128 257   bf16  16   atomic 0      # the atomic update: scatter + divide
 case_ $R 1 2100   64  300   f16   17   atomic 17
+case_ $R 2 2000   64  256   bf16  20   atomic 0
+case_ $R 1 1100   128 600   f16   21   atomic 0
 
 # the tests must be able to fail: a scan whose carry reads the chunk's second-to-last sum,
 # and a fill that never reserves its CTA's slots in the segments (every CTA starts at the segment's start)
