@@ -16,9 +16,9 @@
 # and the final centroids against the float64 update. The shapes take every route and its
 # edges (K = 1, 2, 100, 255..257, 1000, 1024, 2048, 3900, 4095..4097, 5000, 65536; ragged N; D =
 # 64 and 128; bf16 and f16; the atomic update too; SIMT_EMU_SHUFFLE reorders CTAs and threads
-# in some). Two broken kernels
-# (the chunked scan's carry read one slot early; the fill's slot reservation dropped) must
-# fail. Skipped with a note when g++ or python3 is missing. The last line is "N passed, N
+# in some). Three broken kernels (the chunked scan's carry read one slot early; the fill's
+# slot reservation dropped; the divide reading its TMA tiles without waiting) must fail.
+# Skipped with a note when g++ or python3 is missing. The last line is "N passed, N
 # failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -162,6 +162,15 @@ if unit kmeans_fill "$TMP/mut2" 's/atomicAdd(base_ + row_, (int)(z\[v_\]))/ld_gl
 	case_ "$TMP/run_mut2" 1 17000 128 1000 bf16 8 sorted 0 1 kmeans_fill
 else
 	bad "the broken kmeans_fill does not build"; sed 's/^/    /' "$TMP/mut2/kmeans_fill.err" | head -5
+fi
+# and a divide that reads its TMA tiles without waiting for them (the emulated TMA lands late,
+# as the hardware's does, so the tiles are still the previous CTA's)
+mkdir -p "$TMP/mut3"
+if unit kmeans_divide_d64 "$TMP/mut3" 's/^\t\tmbar_wait(bar_full, full_phase);$//' &&
+   g++ -o "$TMP/run_mut3" "$TMP/mut3/kmeans_divide_d64.o" $(ls "$U"/*.o | grep -v '/kmeans_divide_d64\.o$'); then
+	case_ "$TMP/run_mut3" 1 2500 64 300 bf16 22 sorted 0 1
+else
+	bad "the broken kmeans_divide_d64 does not build"; sed 's/^/    /' "$TMP/mut3/kmeans_divide_d64.err" | head -5
 fi
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

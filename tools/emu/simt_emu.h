@@ -27,7 +27,10 @@
  *
  * TMA. A tensor map (CUtensorMap here: base, rank, element size, extents, byte strides, box,
  * swizzle) is built by the driver from the kernel's Plan (`cake build --emit=plan`,
- * tools/emu/mkdriver.py). tma_load_<R>d copies the box into shared memory at once — elements
+ * tools/emu/mkdriver.py). tma_load_<R>d is asynchronous, as on the hardware: it queues the
+ * copy, which lands when the scheduler's current round of threads ends, so a thread that reads
+ * the buffer without waiting on the mbarrier first sees what was there before (the previous
+ * CTA's tile, or zeros), not the new box. Landing copies the box into shared memory — elements
  * outside the tensor read as zero, as the hardware's out-of-bounds fill does — applying the
  * buffer's swizzle to the destination address (16-byte chunk ^= (address >> 7) & mask, the
  * pattern of CU_TENSOR_MAP_SWIZZLE_128B/64B/32B), and completes the box's bytes as
@@ -139,6 +142,9 @@ static const int MAXMBAR = 64;
 inline u32 mbar_addr[MAXMBAR];           /* the CTA's initialised mbarriers, by address */
 inline MBar mbar_state[MAXMBAR];
 inline int nmbars = 0;
+struct TmaOp { u32 dst, bar; CUtensorMap map; int c[5]; };
+inline std::vector<TmaOp> tma_pending;   /* issued, not landed */
+static void land_tma();
 inline uint64_t shuffle_state = 0;   /* SIMT_EMU_SHUFFLE: 0 = natural order */
 inline bool shuffle_read = false;
 
@@ -219,6 +225,7 @@ static bool run_cta(unsigned nthreads)
 	for (int i = 0; i < 64; i++)
 		bars[i] = Bar();
 	nmbars = 0;
+	tma_pending.clear();
 	for (unsigned i = 0; i < nthreads; i++) {
 		Thread &t = th[i];
 		if (!t.stack) {
@@ -280,6 +287,10 @@ static bool run_cta(unsigned nthreads)
 #else
 			swapcontext(&sched, &th[i].ctx);
 #endif
+		}
+		if (!tma_pending.empty()) {   /* the round's TMA loads land */
+			land_tma();
+			continue;
 		}
 		if (all)
 			return true;
@@ -532,6 +543,15 @@ static inline CUtensorMap emu_tensor_map(const void *base, int esize, int rank, 
 static inline void tma_prefetch(const CUtensorMap *) {}
 static inline void emu_tma_load(u32 dst, const CUtensorMap *map, u32 bar, const int *c)
 {
+	emu_mbar(bar);   /* the barrier must exist when the copy is issued */
+	emu::TmaOp op;
+	op.dst = dst, op.bar = bar, op.map = *map;
+	for (int i = 0; i < 5; i++)
+		op.c[i] = i < map->rank ? c[i] : 0;
+	emu::tma_pending.push_back(op);
+}
+static void emu_tma_land(u32 dst, const CUtensorMap *map, u32 bar, const int *c)
+{
 	const CUtensorMap &m = *map;
 	long long n = 1;
 	for (int i = 0; i < m.rank; i++)
@@ -561,6 +581,13 @@ static inline void emu_tma_load(u32 dst, const CUtensorMap *map, u32 bar, const 
 	emu::MBar &mb = emu_mbar(bar);
 	mb.tx -= n * m.esize;
 	emu_mbar_check(mb);
+}
+void emu::land_tma()
+{
+	std::vector<TmaOp> ops;
+	ops.swap(tma_pending);
+	for (const TmaOp &op : ops)
+		emu_tma_land(op.dst, &op.map, op.bar, op.c);
 }
 static inline void tma_load_1d(u32 d, const CUtensorMap *m, u32 b, int c0) { int c[1] = {c0}; emu_tma_load(d, m, b, c); }
 static inline void tma_load_2d(u32 d, const CUtensorMap *m, u32 b, int c0, int c1) { int c[2] = {c0, c1}; emu_tma_load(d, m, b, c); }
