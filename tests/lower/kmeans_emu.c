@@ -296,7 +296,8 @@ int main(int argc, char **argv)
 			float *ks = latest("Sums", s, 4 * nkd), *kn2 = latest("Cnorm", s, 4 * nk), *ksh = latest("Shift", s, 4 * nk);
 			int32_t *kc = latest("Counts", s, 4 * nk);
 			uint16_t *kcent = latest("NewCent", s, 2 * nkd);
-			long long nb = 0, sb = 0, ebad = 0, empty = 0, eu = 0;
+			long long nb = 0, sb = 0, ebad = 0, empty = 0, eu = 0, fb = -1, fbb = 0;
+			double fo = 0, fr = 0;
 			double *ref = xmalloc(sizeof(double) * (size_t)(Kp * D)), *am = xmalloc(sizeof(double) * (size_t)(Kp * D));
 			long long *rc = xmalloc(sizeof(long long) * (size_t)Kp);
 			for (long long b = 0; b < B; b++) {
@@ -305,18 +306,26 @@ int main(int argc, char **argv)
 				                                         kcent + b * Kp * D, kn2 + b * Kp, ksh + b * Kp, ORACLE_KMEANS_TOL, &r);
 				bad += e < 0 ? 1 : e;
 				nb += r.norm_bad, sb += r.shift_bad;
+				if (fb < 0 && r.first_bad >= 0)
+					fb = r.first_bad, fbb = b, fo = r.first_bad_out, fr = r.first_bad_ref;
 				/* end to end at the padded shape: every centroid, padding ones included */
 				oracle_kmeans_update(Xp + b * Np * D, f16 != 0, labp + b * Np, (int)Np, (int)D, (int)Kp, Cp + b * Kp * D, ref, rc, am);
 				ebad += oracle_kmeans_update_check(kcent + b * Kp * D, f16 != 0, ref, am, rc, Cp + b * Kp * D, (int)Kp, (int)D,
 				                                   ORACLE_KMEANS_TOL, &r);
+				if (fb < 0 && r.first_bad >= 0)
+					fb = r.first_bad, fbb = b, fo = r.first_bad_out, fr = r.first_bad_ref;
 				/* and the caller's problem: N points, K clusters, labels outside [0, K) nowhere */
 				oracle_kmeans_update(X + b * N * D, f16 != 0, lab + b * N, (int)N, (int)D, (int)K, C + b * K * D, ref, rc, am);
 				eu += oracle_kmeans_update_check(kcent + b * Kp * D, f16 != 0, ref, am, rc, C + b * K * D, (int)K, (int)D,
 				                                 ORACLE_KMEANS_TOL, &r);
 				empty += r.empty;
 			}
-			snprintf(det, sizeof det, "(%lld norms, %lld shifts); end to end %lld bad at Kp, %lld at K (%lld empty clusters)", nb,
-			         sb, ebad, eu, empty);
+			int w = snprintf(det, sizeof det, "(%lld norms, %lld shifts", nb, sb);
+			if (fb >= 0)
+				w += snprintf(det + w, sizeof det - (size_t)w, "; first: batch %lld cluster %lld (count %d) dim %lld: %g, want %g",
+				              fbb, fb / D, kc[fbb * Kp + fb / D], fb % D, fo, fr);
+			snprintf(det + w, sizeof det - (size_t)w, "); end to end %lld bad at Kp, %lld at K (%lld empty clusters)", ebad, eu,
+			         empty);
 			bad += ebad + eu;
 			fail |= report("divide", bad, det);
 			free(ks), free(kn2), free(ksh), free(kc), free(kcent), free(ref), free(am), free(rc);

@@ -61,7 +61,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(SIMT_EMU_UCONTEXT)
 #define EMU_ASM_SWITCH 1
 #else
 #define EMU_ASM_SWITCH 0
