@@ -8,8 +8,10 @@
 # then tests/lower/run.sh (generated-CUDA goldens; every corpus kernel that
 # lowers compiles to an sm_90a cubin through NVRTC with zero spills), then
 # tests/lower/emu.sh (the SIMT KDA kernels executed on the CPU emulator and
-# checked against the float64 oracle), then
-# every tests/cli/*.sh (command-line behaviour and robustness).
+# checked against the float64 oracle), then tests/lower/kmeans_emu.sh (every
+# route of the k-means library's centroid update executed on the emulator and
+# checked stage by stage), then every tests/cli/*.sh (command-line behaviour
+# and robustness).
 #
 # Counting is honest: cmocka's own "[  PASSED  ] N test(s)" and
 # "[  FAILED  ] N test(s)" lines give the per-test counts; a binary that
@@ -114,6 +116,7 @@ else
 	run_script "golden" tests/run_golden.sh
 	run_script "lowering" tests/lower/run.sh
 	run_script "emulation" tests/lower/emu.sh
+	run_script "kmeans emulation" tests/lower/kmeans_emu.sh
 	for t in tests/cli/*.sh; do
 		[ -f "$t" ] || continue
 		run_script "cli $(basename "$t" .sh)" "$t"

@@ -192,6 +192,11 @@ kernel kmeans_fill_global target sm_90a
   }
 }
 
+# kmeans_fill indexes its 4096-entry shared count array with the label, so a label in [K, 4096)
+# is in range there: it is counted in shared memory, and its reservation yields -1 (no
+# segment), so the second pass maps such labels to -1 before taking slots; otherwise they
+# would take the slots -1, 0, 1, ... and overwrite the first entries of Order (found on the
+# CPU emulator, tests/lower/kmeans_emu.sh). kmeans_hist drops them at the global add.
 kernel kmeans_fill target sm_90a
   param Assign: global i32[B, N]
   param Cursor: global i32[B, K]
@@ -224,6 +229,7 @@ kernel kmeans_fill target sm_90a
     for i in 0 .. 16 unroll 4 {
       if bp * 16384 + i * 1024 < N {
         load lab <- Assign[b, bp * 16384 + i * 1024 +: 1024]
+        lab = where(lab < K, lab, -1)   # a label in [K, 4096) has a count in hs but no segment
         slot = fetch_add(hs[lab], 1)
         store Order[b, slot] <- bp * 16384 + i * 1024 + row_idx()
       }

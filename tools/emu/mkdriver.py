@@ -1,24 +1,109 @@
 #!/usr/bin/env python3
-"""mkdriver.py - a CPU driver for one generated Cake kernel (tools/emu/simt_emu.h).
+"""mkdriver.py - CPU drivers for generated Cake kernels (tools/emu/simt_emu.h).
 
-    python3 tools/emu/mkdriver.py KERNEL.cu DRIVER.cpp
+    python3 tools/emu/mkdriver.py KERNEL.cu DRIVER.cpp [--plan PLAN.txt]
+    python3 tools/emu/mkdriver.py --unit KERNEL.cu UNIT.cpp [--plan PLAN.txt]
 
-Reads the CUDA that `cake build --emit=cuda` wrote for one SIMT kernel, drops the
-PTX helper prelude (simt_emu.h supplies CPU versions of the helpers such kernels
-use), and writes a C++ program that loads every pointer argument from DIR/NAME.bin,
-takes dims and scalars as NAME=VALUE arguments, runs the grid on the emulator and
-writes every pointer argument back to DIR/NAME.out:
+Reads the CUDA that `cake build --emit=cuda` wrote for one kernel and drops the PTX helper
+prelude (simt_emu.h supplies CPU versions of the helpers such kernels use). Two outputs:
 
-    ./driver DIR B=1 T=2 H=1 [lower_bound=-5]
+- a driver program (the default): it loads every pointer argument from DIR/NAME.bin, takes
+  dims and scalars as NAME=VALUE arguments, runs the grid on the emulator and writes every
+  pointer argument back to DIR/NAME.out:
+
+      ./driver DIR B=1 T=2 H=1 [lower_bound=-5]
+
+- a translation unit (--unit): the kernel and a launcher registered under the kernel's name
+  (emu_registry(), simt_emu.h) that binds buffers and values by parameter name, the way the
+  library's runtime binds a route's buffers. A test links several such units with its own
+  main() and runs a chain of kernels over shared buffers.
+
+A kernel that loads through TMA takes tensor maps (`const __grid_constant__ CUtensorMap tmX`):
+pass --plan with the output of `cake build --emit=plan` for the same kernel, whose "tensor
+maps" section gives each map's tensor, dtype, extents, byte strides, box and swizzle as
+expressions over the kernel's dims; the driver builds the maps from the bound tensor (named
+like the kernel's parameter, e.g. Sums for tmSums) with emu_tensor_map().
 """
 import re
 import sys
 
-src = open(sys.argv[1]).read()
+ESIZE = {'f32': 4, 'bf16': 2, 'f16': 2, 'i32': 4, 'u32': 4, 'i64': 8, 'f8e4m3': 1, 'u8': 1}
+
+
+def parens(s, i):
+    """The text inside the parenthesis opening at s[i], and the index after its close."""
+    assert s[i] == '('
+    depth = 0
+    for j in range(i, len(s)):
+        if s[j] == '(':
+            depth += 1
+        elif s[j] == ')':
+            depth -= 1
+            if depth == 0:
+                return s[i + 1:j], j + 1
+    sys.exit('mkdriver: unbalanced parenthesis in %r' % s)
+
+
+def split_top(s):
+    """Split s at the commas outside parentheses."""
+    out, depth, cur = [], 0, ''
+    for ch in s:
+        if ch == ',' and depth == 0:
+            out.append(cur.strip())
+            cur = ''
+            continue
+        depth += ch == '('
+        depth -= ch == ')'
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def read_tmaps(path):
+    """The tensor maps of a plan: var -> (tensor, dtype, rank, dims, strides, box, swizzle bytes)."""
+    maps, on = {}, False
+    for line in open(path):
+        if line.startswith('tensor maps'):
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        if not on:
+            continue
+        m = re.match(r'\s+(\w+)\s+(\w+)\s+(\w+)\s+rank\s+(\d+)\s+dims\s+', line)
+        if not m:
+            sys.exit('mkdriver: cannot read the tensor map line %r of %s' % (line, path))
+        rest = line[m.end():]
+        dims, k = parens(rest, 0)
+        k = rest.index('strides', k) + len('strides')
+        strides, k = parens(rest, rest.index('(', k))
+        k = rest.index('box', k) + len('box')
+        box, k = parens(rest, rest.index('(', k))
+        sw = re.search(r'swizzle\s+(\w+)', rest[k:]).group(1)
+        swb = 0 if sw == 'none' else int(sw.rstrip('B'))
+        maps[m.group(1)] = (m.group(2), m.group(3), int(m.group(4)), split_top(dims), split_top(strides),
+                            split_top(box), swb)
+    return maps
+
+
+args = sys.argv[1:]
+unit = '--unit' in args
+if unit:
+    args.remove('--unit')
+plan = None
+if '--plan' in args:
+    i = args.index('--plan')
+    plan = args[i + 1]
+    del args[i:i + 2]
+if len(args) != 2:
+    sys.exit('usage: mkdriver.py [--unit] KERNEL.cu OUT.cpp [--plan PLAN.txt]')
+cu, outp = args
+src = open(cu).read()
 m = re.search(r'// Launch: (\d+) threads per block, \d+ bytes of dynamic shared memory, grid \((.*)\)\.', src)
 if not m or 'persistent' in m.group(0):
-    sys.exit('mkdriver: no plain launch line in %s' % sys.argv[1])
-threads, grid = m.group(1), [g.strip() for g in m.group(2).split(',')]
+    sys.exit('mkdriver: no plain launch line in %s' % cu)
+threads, grid = m.group(1), split_top(m.group(2))
 while len(grid) < 3:
     grid.append('1')
 k = src.index('extern "C" __global__')
@@ -26,44 +111,88 @@ kern = src[k:]
 sig = re.search(r'\n(\w+)\(([^)]*)\)\n\{', kern)
 name, params = sig.group(1), [p.strip() for p in sig.group(2).split(',') if p.strip()]
 kern = kern.replace('extern __shared__ __align__(1024) unsigned char cake_smem[];', 'static unsigned char cake_smem[16];')
-loads, call, scal = [], [], []
+tmaps = read_tmaps(plan) if plan else {}
+ptrs, scal, maps, call = [], [], [], []
 for p in params:
+    tm = re.match(r'const\s+__grid_constant__\s+CUtensorMap\s+(\w+)$', p)
+    if tm:
+        var = tm.group(1)
+        if var not in tmaps:
+            sys.exit('mkdriver: %s takes the tensor map %s: pass --plan with its `cake build --emit=plan`' % (name, var))
+        maps.append(var)
+        call.append(var)
+        continue
     pm = re.match(r'(.*?)\s*\*\s*__restrict__\s+(\w+)$', p)
     if pm:
-        ty, nm = pm.group(1), pm.group(2)
-        loads.append('\t%s *%s = (%s *)load(dir, "%s");' % (ty, nm, ty, nm))
-        call.append(nm)
+        ptrs.append((pm.group(1), pm.group(2)))
+        call.append(pm.group(2))
         continue
     sm = re.match(r'(.*?)\s+(\w+)$', p)
-    ty, nm = sm.group(1), sm.group(2)
-    scal.append('\t%s %s = (%s)val(argc, argv, "%s");' % (ty, nm, ty, nm))
-    call.append(nm)
-out = ['// generated by tools/emu/mkdriver.py from %s: do not edit' % sys.argv[1],
-       '#include "simt_emu.h"', '#include <string>', '#include <map>', '',
-       kern, '',
-       'static std::map<std::string, std::vector<char>> bufs;',
-       'static void *load(const char *dir, const char *n)', '{',
-       '\tstd::string p = std::string(dir) + "/" + n + ".bin";',
-       '\tFILE *f = fopen(p.c_str(), "rb");',
-       '\tif (!f) { fprintf(stderr, "driver: cannot read %s\\n", p.c_str()); exit(2); }',
-       '\tstd::vector<char> &b = bufs[n];',
-       '\tfseek(f, 0, SEEK_END); long sz = ftell(f); fseek(f, 0, SEEK_SET);',
-       '\tb.resize((size_t)sz + 16);',
-       '\tif (fread(b.data(), 1, (size_t)sz, f) != (size_t)sz) exit(2);',
-       '\tfclose(f);', '\treturn b.data();', '}',
-       'static double val(int argc, char **argv, const char *n)', '{',
-       '\tsize_t l = strlen(n);',
-       '\tfor (int i = 2; i < argc; i++)',
-       '\t\tif (!strncmp(argv[i], n, l) && argv[i][l] == \'=\')',
-       '\t\t\treturn atof(argv[i] + l + 1);',
-       '\tfprintf(stderr, "driver: no value for %s\\n", n);', '\texit(2);', '}',
-       'int main(int argc, char **argv)', '{',
-       '\tif (argc < 2) { fprintf(stderr, "usage: driver DIR NAME=VALUE...\\n"); return 2; }',
-       '\tconst char *dir = argv[1];'] + loads + scal + [
-       '\tbool ok = emu_launch((unsigned)(%s), (unsigned)(%s), (unsigned)(%s), %s, [&] { %s(%s); });' % (grid[0], grid[1], grid[2], threads, name, ', '.join(call)),
-       '\tfor (auto &b : bufs) {',
-       '\t\tstd::string p = std::string(dir) + "/" + b.first + ".out";',
-       '\t\tFILE *f = fopen(p.c_str(), "wb");',
-       '\t\tif (!f || fwrite(b.second.data(), 1, b.second.size() - 16, f) != b.second.size() - 16) exit(2);',
-       '\t\tfclose(f);', '\t}', '\treturn ok ? 0 : 1;', '}', '']
-open(sys.argv[2], 'w').write('\n'.join(out))
+    scal.append((sm.group(1), sm.group(2)))
+    call.append(sm.group(2))
+
+
+def map_lines(get):
+    """C++ lines building each tensor map; get(tensor) is the expression of its base pointer."""
+    out = []
+    for var in maps:
+        tensor, dt, rank, dims, strides, box, swb = tmaps[var]
+        if dt not in ESIZE:
+            sys.exit('mkdriver: tensor map %s: unknown dtype %s' % (var, dt))
+        out.append('\tconst long long %s_dims_[%d] = {%s};' % (var, rank, ', '.join('(long long)(%s)' % d for d in dims)))
+        out.append('\tconst long long %s_strides_[%d] = {0%s};' % (var, rank, ''.join(', (long long)(%s)' % s for s in strides)))
+        out.append('\tconst int %s_box_[%d] = {%s};' % (var, rank, ', '.join(box)))
+        out.append('\tconst CUtensorMap %s = emu_tensor_map(%s, %d, %d, %s_dims_, %s_strides_, %s_box_, %d);'
+                   % (var, get(tensor), ESIZE[dt], rank, var, var, var, swb))
+    return out
+
+
+launch = '\tbool ok = emu_launch((unsigned)(%s), (unsigned)(%s), (unsigned)(%s), %s, [&] { %s(%s); });' % (
+    grid[0], grid[1], grid[2], threads, name, ', '.join(call))
+head = ['// generated by tools/emu/mkdriver.py%s from %s: do not edit' % (' --unit' if unit else '', cu),
+        '#include "simt_emu.h"'] + ([] if unit else ['#include <string>', '#include <map>']) + ['', kern, '']
+if unit:
+    body = ['static bool emu_launch_%s(const EmuArgs &a_)' % name, '{']
+    for ty, nm in ptrs:
+        body.append('\t%s *%s = (%s *)a_.ptr("%s", "%s");' % (ty, nm, ty, name, nm))
+    for ty, nm in scal:
+        body.append('\t%s %s = (%s)a_.val("%s", "%s");' % (ty, nm, ty, name, nm))
+    body += map_lines(lambda t: 'a_.ptr("%s", "%s")' % (name, t))
+    body += [launch, '\treturn ok;', '}',
+             'static const char *const emu_ptrs_%s[] = {%s};' % (name, ', '.join('"%s"' % nm for _, nm in ptrs) or '""'),
+             'static EmuRegister emu_reg_%s("%s", emu_launch_%s, emu_ptrs_%s, %d);' % (name, name, name, name, len(ptrs)), '']
+    open(outp, 'w').write('\n'.join(head + body))
+    sys.exit(0)
+loads = ['\t%s *%s = (%s *)load(dir, "%s");' % (ty, nm, ty, nm) for ty, nm in ptrs]
+loads += ['\tvoid *%s_base_ = load(dir, "%s");' % (tmaps[v][0], tmaps[v][0]) for v in maps
+          if tmaps[v][0] not in [nm for _, nm in ptrs]]
+scals = ['\t%s %s = (%s)val(argc, argv, "%s");' % (ty, nm, ty, nm) for ty, nm in scal]
+ptrnames = [nm for _, nm in ptrs]
+mapl = map_lines(lambda t: t if t in ptrnames else '%s_base_' % t)
+out = head + [
+    'static std::map<std::string, std::vector<char>> bufs;',
+    'static void *load(const char *dir, const char *n)', '{',
+    '\tstd::string p = std::string(dir) + "/" + n + ".bin";',
+    '\tFILE *f = fopen(p.c_str(), "rb");',
+    '\tif (!f) { fprintf(stderr, "driver: cannot read %s\\n", p.c_str()); exit(2); }',
+    '\tstd::vector<char> &b = bufs[n];',
+    '\tfseek(f, 0, SEEK_END); long sz = ftell(f); fseek(f, 0, SEEK_SET);',
+    '\tb.resize((size_t)sz + 16);',
+    '\tif (fread(b.data(), 1, (size_t)sz, f) != (size_t)sz) exit(2);',
+    '\tfclose(f);', '\treturn b.data();', '}',
+    'static double val(int argc, char **argv, const char *n)', '{',
+    '\tsize_t l = strlen(n);',
+    '\tfor (int i = 2; i < argc; i++)',
+    '\t\tif (!strncmp(argv[i], n, l) && argv[i][l] == \'=\')',
+    '\t\t\treturn atof(argv[i] + l + 1);',
+    '\tfprintf(stderr, "driver: no value for %s\\n", n);', '\texit(2);', '}',
+    'int main(int argc, char **argv)', '{',
+    '\tif (argc < 2) { fprintf(stderr, "usage: driver DIR NAME=VALUE...\\n"); return 2; }',
+    '\tconst char *dir = argv[1];'] + loads + scals + mapl + [
+    launch,
+    '\tfor (auto &b : bufs) {',
+    '\t\tstd::string p = std::string(dir) + "/" + b.first + ".out";',
+    '\t\tFILE *f = fopen(p.c_str(), "wb");',
+    '\t\tif (!f || fwrite(b.second.data(), 1, b.second.size() - 16, f) != b.second.size() - 16) exit(2);',
+    '\t\tfclose(f);', '\t}', '\treturn ok ? 0 : 1;', '}', '']
+open(outp, 'w').write('\n'.join(out))

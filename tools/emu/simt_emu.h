@@ -1,23 +1,51 @@
 /*
- * simt_emu.h — run Cake's generated sm_90a CUDA for plain SIMT kernels on the CPU.
+ * simt_emu.h — run Cake's generated sm_90a CUDA for SIMT kernels on the CPU.
  *
- * A testing aid (tests/lower/emu.sh), not a product: it lets a machine without a
- * GPU execute the kernels that use only SIMT work — thread tiles, thread vectors,
- * element reads, warp shuffles, named barriers, __shared__ scratch — so their
- * layouts, shuffle trees and index arithmetic are checked against the float64
- * oracles, not just compiled. Kernels with TMA, wgmma or mbarrier waits are out
- * of scope (their helpers are not defined here, so such a kernel fails to build).
+ * A testing aid (tests/lower/emu.sh, tests/lower/kmeans_emu.sh), not a product: it lets a
+ * machine without a GPU execute the kernels that use SIMT work — thread tiles, thread
+ * vectors, element reads, warp shuffles, named barriers, `__shared__` scratch, global and
+ * shared-memory atomics, TMA box loads completing on mbarriers — so their layouts, shuffle
+ * trees, index arithmetic and synchronisation are checked against the float64 oracles, not
+ * just compiled. wgmma is out of scope (its helpers are not defined here, so such a kernel
+ * fails to build), and so is anything a cluster shares.
  *
- * Model. The CTAs of the grid run one after another. Inside a CTA every thread is
- * a cooperative coroutine (ucontext) with its own stack, so a kernel's per-thread
- * registers are ordinary locals and `__shared__` arrays (block-scope statics) are
- * shared by the CTA's threads. A thread runs until it reaches a barrier; warp
- * shuffles are exchanges through a per-warp slot array between two barriers of
- * the warp, named barriers and __syncthreads count arrivals like the hardware
- * (the first n arrivals at an id complete it). Control flow must be what the
- * hardware requires anyway (every lane of a warp reaches the same shuffles); a
- * CTA whose threads all wait without progress is reported as a deadlock.
- * Memory is the host's; the ld/st helpers are plain loads and stores.
+ * Model. The CTAs of the grid run one after another. Inside a CTA every thread is a
+ * cooperative coroutine with its own stack, so a kernel's per-thread registers are ordinary
+ * locals and `__shared__` arrays (block-scope statics) are shared by the CTA's threads. A
+ * thread runs until it must wait: warp shuffles are exchanges through a per-warp slot array
+ * between two barriers of the warp; named barriers and __syncthreads count arrivals like the
+ * hardware (the first n arrivals at an id complete it); an mbarrier wait blocks until the
+ * barrier's phase has moved on. The scheduler resumes only threads whose wait is over; when
+ * every live thread waits, the CTA is reported as a deadlock. Control flow must be what the
+ * hardware requires anyway (every lane of a warp reaches the same shuffles).
+ *
+ * Memory is the host's. Because threads switch only at waits, every atomic is trivially
+ * atomic; what the emulator cannot show is a race that needs two threads (or two CTAs) to
+ * interleave between waits. To shake out order assumptions instead, SIMT_EMU_SHUFFLE=SEED
+ * (environment) runs the CTAs of a grid in a seeded random order and resumes the runnable
+ * threads of each round in a seeded random order, so atomics hand out slots differently.
+ *
+ * TMA. A tensor map (CUtensorMap here: base, rank, element size, extents, byte strides, box,
+ * swizzle) is built by the driver from the kernel's Plan (`cake build --emit=plan`,
+ * tools/emu/mkdriver.py). tma_load_<R>d is asynchronous, as on the hardware: it queues the
+ * copy, which lands when the scheduler's current round of threads ends, so a thread that reads
+ * the buffer without waiting on the mbarrier first sees what was there before (the previous
+ * CTA's tile, or zeros), not the new box. Landing copies the box into shared memory — elements
+ * outside the tensor read as zero, as the hardware's out-of-bounds fill does — applying the
+ * buffer's swizzle to the destination address (16-byte chunk ^= (address >> 7) & mask, the
+ * pattern of CU_TENSOR_MAP_SWIZZLE_128B/64B/32B), and completes the box's bytes as
+ * transactions on its mbarrier. The map's encoding rules (16-byte aligned base and strides,
+ * box extents <= 256, a swizzled row no wider than the swizzle span) are checked, because
+ * cuTensorMapEncodeTiled would refuse a map that breaks them.
+ *
+ * Threads switch by a few instructions of assembly on x86-64 (the callee-saved registers,
+ * MXCSR and the x87 control word), ucontext elsewhere and under AddressSanitizer: glibc's
+ * swapcontext makes a system call per switch, which made large grids too slow to test. Each
+ * stack is mmap'd once with a guard page below it (an overflow faults instead of corrupting
+ * a neighbour) and reused by every later CTA. The shared state lives in C++17 inline
+ * variables, so several translation units (one per kernel, mkdriver.py --unit) share it, and
+ * the header pulls in no heavy standard headers (no <functional>, <map>, <string>): a test
+ * compiles one unit per kernel, and the header was most of each unit's compile time.
  */
 #ifndef CAKE_SIMT_EMU_H
 #define CAKE_SIMT_EMU_H
@@ -27,9 +55,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
+#include <sys/mman.h>
+#include <type_traits>
 #include <ucontext.h>
+#include <utility>
 #include <vector>
+
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(SIMT_EMU_UCONTEXT)
+#define EMU_ASM_SWITCH 1
+#else
+#define EMU_ASM_SWITCH 0
+#endif
 
 typedef uint32_t u32;
 typedef uint64_t u64;
@@ -41,27 +77,102 @@ struct uint2 { u32 x, y; };
 struct float2 { float x, y; };
 static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
+/* A TMA descriptor as the emulator reads it (the driver fills it from the Plan). */
+struct CUtensorMap {
+	const unsigned char *base;
+	int rank, esize;
+	u32 swz_mask;                 /* 7 (128B), 3 (64B), 1 (32B), 0 (none) */
+	long long dims[5];            /* extents, innermost first */
+	long long strides[5];         /* byte strides; strides[0] = esize */
+	int box[5];
+};
+
+#if EMU_ASM_SWITCH
+/* emu_swap(save, next): push the callee-saved state, store the stack pointer in *save,
+ * switch to the stack next and pop its state (returning into that coroutine). Weak, so
+ * every translation unit may carry the same definition. */
+extern "C" void emu_swap(void **save, void *next);
+asm(".pushsection .text\n"
+    ".weak emu_swap\n"
+    ".type emu_swap, @function\n"
+    "emu_swap:\n"
+    "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+    "\tsubq $8, %rsp\n\tstmxcsr (%rsp)\n\tfnstcw 4(%rsp)\n"
+    "\tmovq %rsp, (%rdi)\n"
+    "\tmovq %rsi, %rsp\n"
+    "\tldmxcsr (%rsp)\n\tfldcw 4(%rsp)\n\taddq $8, %rsp\n"
+    "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+    "\tret\n"
+    ".size emu_swap, .-emu_swap\n"
+    ".popsection\n");
+#endif
+
 namespace emu {
+static const size_t STACK = 256 << 10;
+struct Bar { int arrived = 0; long long gen = 0; int need = 0; };
+struct MBar { int count = 0, pending = 0; long long tx = 0; u32 phase = 0; };
 struct Thread {
+	char *stack = nullptr;        /* mmap'd: a guard page, then STACK bytes */
+#if EMU_ASM_SWITCH
+	void *sp = nullptr;
+#else
 	ucontext_t ctx;
-	std::vector<char> stack;
+#endif
 	bool done = false;
 	unsigned tid = 0;
+	/* what the thread waits for: a barrier generation or an mbarrier phase to change */
+	const Bar *wbar = nullptr;
+	long long wgen = 0;
+	const MBar *wmbar = nullptr;
+	u32 wphase = 0;
 };
-static std::vector<Thread> th;
-static ucontext_t sched;
-static int cur = 0;
-static std::function<void()> body;
-static dim3e block_idx, grid_dim, block_dim;
-static long long progress = 0;
-/* barriers: id -> (arrived, generation); slot storage for shuffles per warp */
-struct Bar { int arrived = 0; long long gen = 0; int need = 0; };
-static Bar bars[64];
-static uint64_t slots[32][32];
+inline std::vector<Thread> th;
+inline int cur = 0;
+#if EMU_ASM_SWITCH
+inline void *sched_sp = nullptr;
+#else
+inline ucontext_t sched;
+#endif
+inline void (*body)(void *) = nullptr;   /* the kernel call of the launch, on body_ctx */
+inline void *body_ctx = nullptr;
+inline dim3e block_idx, grid_dim, block_dim;
+inline Bar bars[64];
+inline uint64_t slots[32][32];
+static const int MAXMBAR = 64;
+inline u32 mbar_addr[MAXMBAR];           /* the CTA's initialised mbarriers, by address */
+inline MBar mbar_state[MAXMBAR];
+inline int nmbars = 0;
+struct TmaOp { u32 dst, bar; CUtensorMap map; int c[5]; };
+inline std::vector<TmaOp> tma_pending;   /* issued, not landed */
+static void land_tma();
+inline uint64_t shuffle_state = 0;   /* SIMT_EMU_SHUFFLE: 0 = natural order */
+inline bool shuffle_read = false;
 
-static inline void yield() { swapcontext(&th[cur].ctx, &sched); }
+static inline uint64_t rng()
+{
+	uint64_t z = (shuffle_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
 
-static void barrier(int id, int need)
+static inline void fail(const char *what)
+{
+	fprintf(stderr, "simt_emu: CTA (%u, %u, %u) thread %u: %s\n", block_idx.x, block_idx.y, block_idx.z,
+	        th.empty() ? 0u : th[cur].tid, what);
+	exit(3);
+}
+
+static inline void yield()
+{
+#if EMU_ASM_SWITCH
+	emu_swap(&th[cur].sp, sched_sp);
+#else
+	swapcontext(&th[cur].ctx, &sched);
+#endif
+}
+
+static inline void barrier(int id, int need)
 {
 	Bar &b = bars[id];
 	if (b.arrived == 0)
@@ -70,45 +181,122 @@ static void barrier(int id, int need)
 	if (++b.arrived == b.need) {
 		b.arrived = 0;
 		b.gen++;
-		progress++;
 		return;
 	}
+	th[cur].wbar = &b;
+	th[cur].wgen = g;
 	while (b.gen == g)
 		yield();
+	th[cur].wbar = nullptr;
 }
 
-static void trampoline() { body(); th[cur].done = true; progress++; swapcontext(&th[cur].ctx, &sched); }
+static inline bool runnable(const Thread &t)
+{
+	if (t.done)
+		return false;
+	if (t.wbar && t.wbar->gen == t.wgen)
+		return false;
+	if (t.wmbar && t.wmbar->phase == t.wphase)
+		return false;
+	return true;
+}
+
+static void entry()
+{
+	body(body_ctx);
+	th[cur].done = true;
+#if EMU_ASM_SWITCH
+	emu_swap(&th[cur].sp, sched_sp);
+#else
+	swapcontext(&th[cur].ctx, &sched);
+#endif
+	abort();   /* a finished thread is never resumed */
+}
+
+#if !EMU_ASM_SWITCH
+static void trampoline() { entry(); }
+#endif
 
 /* Run one CTA of nthreads threads. */
 static bool run_cta(unsigned nthreads)
 {
-	th.assign(nthreads, Thread());
+	if (th.size() < nthreads)
+		th.resize(nthreads);
 	for (int i = 0; i < 64; i++)
 		bars[i] = Bar();
+	nmbars = 0;
+	tma_pending.clear();
 	for (unsigned i = 0; i < nthreads; i++) {
 		Thread &t = th[i];
+		if (!t.stack) {
+			void *m = mmap(nullptr, STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (m == MAP_FAILED) {
+				fprintf(stderr, "simt_emu: cannot map a thread stack\n");
+				exit(3);
+			}
+			mprotect(m, 4096, PROT_NONE);   /* the guard page */
+			t.stack = (char *)m + 4096;
+		}
 		t.tid = i;
-		t.stack.resize(256 << 10);
+		t.done = false;
+		t.wbar = nullptr;
+		t.wmbar = nullptr;
+#if EMU_ASM_SWITCH
+		/* the frame emu_swap pops: MXCSR and the x87 control word, r15..r12, rbx, rbp, then
+		 * entry() as the return address; above it a zero "return address" of entry(), so the
+		 * stack is aligned as after a call */
+		uintptr_t top = ((uintptr_t)t.stack + STACK) & ~(uintptr_t)15;
+		uint64_t *s = (uint64_t *)top;
+		*--s = 0;
+		*--s = (uint64_t)(uintptr_t)&entry;
+		for (int r = 0; r < 6; r++)
+			*--s = 0;
+		u32 csr;
+		uint16_t cw;
+		asm volatile("stmxcsr %0" : "=m"(csr));
+		asm volatile("fnstcw %0" : "=m"(cw));
+		*--s = (uint64_t)csr | ((uint64_t)cw << 32);
+		t.sp = s;
+#else
 		getcontext(&t.ctx);
-		t.ctx.uc_stack.ss_sp = t.stack.data();
-		t.ctx.uc_stack.ss_size = t.stack.size();
+		t.ctx.uc_stack.ss_sp = t.stack;
+		t.ctx.uc_stack.ss_size = STACK;
 		t.ctx.uc_link = nullptr;
 		makecontext(&t.ctx, trampoline, 0);
+#endif
 	}
+	std::vector<unsigned> order(nthreads);
+	for (unsigned i = 0; i < nthreads; i++)
+		order[i] = i;
 	for (;;) {
-		bool all = true;
-		long long before = progress;
-		for (unsigned i = 0; i < nthreads; i++) {
+		bool any = false, all = true;
+		if (shuffle_state)
+			for (unsigned i = nthreads; i > 1; i--)
+				std::swap(order[i - 1], order[rng() % i]);
+		for (unsigned k = 0; k < nthreads; k++) {
+			unsigned i = order[k];
 			if (th[i].done)
 				continue;
 			all = false;
+			if (!runnable(th[i]))
+				continue;
+			any = true;
 			cur = (int)i;
+#if EMU_ASM_SWITCH
+			emu_swap(&sched_sp, th[i].sp);
+#else
 			swapcontext(&sched, &th[i].ctx);
+#endif
+		}
+		if (!tma_pending.empty()) {   /* the round's TMA loads land */
+			land_tma();
+			continue;
 		}
 		if (all)
 			return true;
-		if (progress == before) {
-			fprintf(stderr, "simt_emu: CTA (%u, %u, %u): every thread waits at a barrier; deadlock\n", block_idx.x, block_idx.y, block_idx.z);
+		if (!any) {
+			fprintf(stderr, "simt_emu: CTA (%u, %u, %u): every thread waits at a barrier; deadlock\n", block_idx.x, block_idx.y,
+			        block_idx.z);
 			return false;
 		}
 	}
@@ -153,22 +341,55 @@ template <typename T> static T __shfl_up_sync(unsigned, T v, int d)
 }
 static inline void __syncthreads() { emu::barrier(0, (int)emu::block_dim.x); }
 static inline void named_bar_sync(u32 id, u32 n) { emu::barrier((int)id, (int)n); }
+template <int R> static inline void setmaxnreg_inc() {}
+template <int R> static inline void setmaxnreg_dec() {}
 
-/* bit casts and math */
+/* bit casts and math (CUDA's integer and float min/max overloads) */
 static inline float __uint_as_float(u32 u) { float f; memcpy(&f, &u, 4); return f; }
 static inline u32 __float_as_uint(float f) { u32 u; memcpy(&u, &f, 4); return u; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+template <typename A, typename B> static inline typename std::common_type<A, B>::type max(A a, B b)
+{
+	typedef typename std::common_type<A, B>::type T;
+	return (T)a > (T)b ? (T)a : (T)b;
+}
+template <typename A, typename B> static inline typename std::common_type<A, B>::type min(A a, B b)
+{
+	typedef typename std::common_type<A, B>::type T;
+	return (T)a < (T)b ? (T)a : (T)b;
+}
 
 /* the Cake prelude's helpers that SIMT kernels use; shared memory is one CTA-wide array
  * addressed by the u32 offsets the generated code computes from smem_u32() = 0 */
-static unsigned char emu_smem[256 << 10];
+inline unsigned char emu_smem[256 << 10];
+static inline unsigned char *emu_sptr(u32 a, u32 n)
+{
+	if ((u64)a + n > sizeof emu_smem)
+		emu::fail("shared-memory access past 256 KiB");
+	return emu_smem + a;
+}
 static inline u32 smem_u32(const void *) { return 0; }
-static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_smem + a, 4); return v; }
-static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_smem + a, &v, 4); }
+static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_sptr(a, 4), 4); return v; }
+static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_sptr(a, 4), &v, 4); }
+template <typename T> static inline T emu_shared_add(u32 a, T v)
+{
+	T old;
+	memcpy(&old, emu_sptr(a, sizeof(T)), sizeof(T));
+	T nv = (T)(old + v);
+	memcpy(emu_sptr(a, sizeof(T)), &nv, sizeof(T));
+	return old;
+}
+static inline void red_shared_add_s32(u32 a, int v) { emu_shared_add<int>(a, v); }
+static inline void red_shared_add_u32(u32 a, u32 v) { emu_shared_add<u32>(a, v); }
+static inline void red_shared_add_f32(u32 a, float v) { emu_shared_add<float>(a, v); }
+static inline int atom_shared_add_s32(u32 a, int v) { return emu_shared_add<int>(a, v); }
+static inline u32 atom_shared_add_u32(u32 a, u32 v) { return emu_shared_add<u32>(a, v); }
+static inline float atom_shared_add_f32(u32 a, float v) { return emu_shared_add<float>(a, v); }
 static inline void fence_mbarrier_init() {}
 static inline void fence_proxy_async() {}
-static inline void mbar_init(u32, u32) {}
+
+/* 16-bit floats */
 static inline float bf16lo_f32(u32 v) { return __uint_as_float(v << 16); }
 static inline float bf16hi_f32(u32 v) { return __uint_as_float(v & 0xffff0000u); }
 static inline float f16lo_f32(u32 v)
@@ -189,8 +410,26 @@ static inline bf16_t bf16_bits(float x)
 	u += 0x7fffu + ((u >> 16) & 1u);
 	return (bf16_t)(u >> 16);
 }
+/* float -> f16 bits, round to nearest even (cvt.rn.f16.f32): subnormals, overflow to inf */
+static inline f16_t f16_bits(float x)
+{
+	u32 u = __float_as_uint(x), s = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+	if (a > 0x7f800000u)
+		return (f16_t)(s | 0x7e00u | ((a >> 13) & 0x3ffu));
+	if (a >= 0x477ff000u)   /* at or past the midpoint between 65504 and 65536 */
+		return (f16_t)(s | 0x7c00u);
+	if (a < 0x38800000u)    /* below 2^-14: a multiple of 2^-24, rounded to nearest even */
+		return (f16_t)(s | (u32)nearbyintf(__uint_as_float(a) * 16777216.0f));
+	a -= 112u << 23;
+	a += 0xfffu + ((a >> 13) & 1u);
+	return (f16_t)(s | (a >> 13));
+}
 static inline float round_bf16(float x) { return bf16lo_f32(bf16_bits(x)); }
+static inline float round_f16(float x) { return f16lo_f32(f16_bits(x)); }
 static inline u32 pack_bf16x2(float lo, float hi) { return (u32)bf16_bits(lo) | ((u32)bf16_bits(hi) << 16); }
+static inline u32 pack_f16x2(float lo, float hi) { return (u32)f16_bits(lo) | ((u32)f16_bits(hi) << 16); }
+
+/* global memory */
 static inline u32 ld_global_nc_b16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static inline u32 ld_global_nc_b32(const void *p) { u32 v; memcpy(&v, p, 4); return v; }
 static inline u64 ld_global_nc_b64(const void *p) { u64 v; memcpy(&v, p, 8); return v; }
@@ -206,22 +445,249 @@ static inline void st_global_b32(void *p, u32 v) { memcpy(p, &v, 4); }
 static inline void st_global_v2(void *p, const u32 *w) { memcpy(p, w, 8); }
 static inline void st_global_v4(void *p, const u32 *w) { memcpy(p, w, 16); }
 static inline void red_add_f32(float *p, float v) { *p += v; }
+static inline void red_add_v2_f32(float *p, float a, float b) { p[0] += a; p[1] += b; }
 static inline void red_add_s32(int *p, int v) { *p += v; }
+template <typename T> static inline T atomicAdd(T *p, T v) { T old = *p; *p = (T)(old + v); return old; }
 
-/* Launch: every CTA of grid (gx, gy, gz) with nthreads threads, one after another. */
-static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads, std::function<void()> kernel)
+/* mbarriers, by shared-memory address: a phase completes when its arrivals are all in and
+ * its transaction bytes are all done */
+static inline emu::MBar &emu_mbar(u32 bar)
 {
+	for (int i = 0; i < emu::nmbars; i++)
+		if (emu::mbar_addr[i] == bar)
+			return emu::mbar_state[i];
+	emu::fail("mbarrier used before mbar_init");
+	abort();
+}
+static inline void emu_mbar_check(emu::MBar &m)
+{
+	if (m.pending < 0)
+		emu::fail("more mbarrier arrivals than its count in one phase");
+	if (m.pending == 0 && m.tx == 0) {
+		m.phase++;
+		m.pending = m.count;
+	}
+}
+static inline void mbar_init(u32 bar, u32 count)
+{
+	int i = 0;
+	while (i < emu::nmbars && emu::mbar_addr[i] != bar)
+		i++;
+	if (i == emu::MAXMBAR)
+		emu::fail("more than 64 mbarriers");
+	if (i == emu::nmbars)
+		emu::mbar_addr[emu::nmbars++] = bar;
+	emu::MBar &m = emu::mbar_state[i];
+	m = emu::MBar();
+	m.count = m.pending = (int)count;
+}
+static inline void mbar_arrive_expect_tx(u32 bar, u32 bytes)
+{
+	emu::MBar &m = emu_mbar(bar);
+	m.tx += bytes;
+	m.pending--;
+	emu_mbar_check(m);
+}
+static inline void mbar_arrive(u32 bar)
+{
+	emu::MBar &m = emu_mbar(bar);
+	m.pending--;
+	emu_mbar_check(m);
+}
+static inline void mbar_arrive_cnt(u32 bar, u32 count)
+{
+	emu::MBar &m = emu_mbar(bar);
+	m.pending -= (int)count;
+	emu_mbar_check(m);
+}
+/* wait until the phase of this parity has completed (try_wait.parity) */
+static inline void mbar_wait(u32 bar, u32 parity)
+{
+	emu::MBar &m = emu_mbar(bar);
+	emu::Thread &t = emu::th[emu::cur];
+	while ((m.phase & 1u) == (parity & 1u)) {
+		t.wmbar = &m;
+		t.wphase = m.phase;
+		emu::yield();
+	}
+	t.wmbar = nullptr;
+}
+
+/* TMA */
+static inline CUtensorMap emu_tensor_map(const void *base, int esize, int rank, const long long *dims,
+                                         const long long *strides, const int *box, int swizzle_bytes)
+{
+	CUtensorMap m;
+	memset(&m, 0, sizeof m);
+	m.base = (const unsigned char *)base;
+	m.rank = rank;
+	m.esize = esize;
+	m.swz_mask = swizzle_bytes == 128 ? 7u : swizzle_bytes == 64 ? 3u : swizzle_bytes == 32 ? 1u : 0u;
+	bool ok = (uintptr_t)base % 16 == 0 && rank >= 1 && rank <= 5;
+	for (int i = 0; i < rank && ok; i++) {
+		m.dims[i] = dims[i];
+		m.strides[i] = i ? strides[i] : esize;
+		m.box[i] = box[i];
+		ok = dims[i] >= 1 && box[i] >= 1 && box[i] <= 256 && (i == 0 || strides[i] % 16 == 0);
+	}
+	if (ok && (long long)box[0] * esize % 16 != 0)
+		ok = false;
+	if (ok && swizzle_bytes && (long long)box[0] * esize > swizzle_bytes)
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "simt_emu: a tensor map cuTensorMapEncodeTiled would refuse (rank %d, base %p)\n", rank, base);
+		exit(3);
+	}
+	return m;
+}
+static inline void tma_prefetch(const CUtensorMap *) {}
+static inline void emu_tma_load(u32 dst, const CUtensorMap *map, u32 bar, const int *c)
+{
+	emu_mbar(bar);   /* the barrier must exist when the copy is issued */
+	emu::TmaOp op;
+	op.dst = dst, op.bar = bar, op.map = *map;
+	for (int i = 0; i < 5; i++)
+		op.c[i] = i < map->rank ? c[i] : 0;
+	emu::tma_pending.push_back(op);
+}
+static void emu_tma_land(u32 dst, const CUtensorMap *map, u32 bar, const int *c)
+{
+	const CUtensorMap &m = *map;
+	long long n = 1;
+	for (int i = 0; i < m.rank; i++)
+		n *= m.box[i];
+	if (dst % 128 != 0)
+		emu::fail("TMA destination not 128-byte aligned");
+	int idx[5] = {0, 0, 0, 0, 0};
+	for (long long e = 0; e < n; e++) {
+		/* box element e (innermost first) -> global coordinate c + idx */
+		long long off = 0;
+		bool in = true;
+		for (int i = 0; i < m.rank; i++) {
+			long long g = (long long)c[i] + idx[i];
+			in = in && g >= 0 && g < m.dims[i];
+			off += g * m.strides[i];
+		}
+		u32 a = dst + (u32)(e * m.esize);
+		a ^= ((a >> 7) & m.swz_mask) << 4;
+		unsigned char *d = emu_sptr(a, (u32)m.esize);
+		if (in)
+			memcpy(d, m.base + off, (size_t)m.esize);
+		else
+			memset(d, 0, (size_t)m.esize);
+		for (int i = 0; i < m.rank && ++idx[i] == m.box[i]; i++)
+			idx[i] = 0;
+	}
+	emu::MBar &mb = emu_mbar(bar);
+	mb.tx -= n * m.esize;
+	emu_mbar_check(mb);
+}
+void emu::land_tma()
+{
+	std::vector<TmaOp> ops;
+	ops.swap(tma_pending);
+	for (const TmaOp &op : ops)
+		emu_tma_land(op.dst, &op.map, op.bar, op.c);
+}
+static inline void tma_load_1d(u32 d, const CUtensorMap *m, u32 b, int c0) { int c[1] = {c0}; emu_tma_load(d, m, b, c); }
+static inline void tma_load_2d(u32 d, const CUtensorMap *m, u32 b, int c0, int c1) { int c[2] = {c0, c1}; emu_tma_load(d, m, b, c); }
+static inline void tma_load_3d(u32 d, const CUtensorMap *m, u32 b, int c0, int c1, int c2)
+{
+	int c[3] = {c0, c1, c2};
+	emu_tma_load(d, m, b, c);
+}
+static inline void tma_load_4d(u32 d, const CUtensorMap *m, u32 b, int c0, int c1, int c2, int c3)
+{
+	int c[4] = {c0, c1, c2, c3};
+	emu_tma_load(d, m, b, c);
+}
+static inline void tma_load_5d(u32 d, const CUtensorMap *m, u32 b, int c0, int c1, int c2, int c3, int c4)
+{
+	int c[5] = {c0, c1, c2, c3, c4};
+	emu_tma_load(d, m, b, c);
+}
+
+/* Launch: every CTA of grid (gx, gy, gz) with nthreads threads, one after another (in a
+ * seeded random order under SIMT_EMU_SHUFFLE). */
+template <typename F> static bool emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned nthreads, F kernel)
+{
+	if (!emu::shuffle_read) {
+		const char *s = getenv("SIMT_EMU_SHUFFLE");
+		emu::shuffle_state = s ? strtoull(s, nullptr, 10) : 0;
+		emu::shuffle_read = true;
+	}
 	emu::grid_dim = {gx, gy, gz};
 	emu::block_dim = {nthreads, 1, 1};
-	emu::body = kernel;
-	for (unsigned z = 0; z < gz; z++)
-		for (unsigned y = 0; y < gy; y++)
-			for (unsigned x = 0; x < gx; x++) {
-				emu::block_idx = {x, y, z};
-				if (!emu::run_cta(nthreads))
-					return false;
-			}
+	emu::body = [](void *c) { (*(F *)c)(); };
+	emu::body_ctx = &kernel;
+	u64 n = (u64)gx * gy * gz;
+	std::vector<u64> ctas;
+	if (emu::shuffle_state) {
+		ctas.resize(n);
+		for (u64 i = 0; i < n; i++)
+			ctas[i] = i;
+		for (u64 i = n; i > 1; i--)
+			std::swap(ctas[i - 1], ctas[emu::rng() % i]);
+	}
+	for (u64 i = 0; i < n; i++) {
+		u64 k = ctas.empty() ? i : ctas[i];
+		emu::block_idx = {(unsigned)(k % gx), (unsigned)(k / gx % gy), (unsigned)(k / gx / gy)};
+		if (!emu::run_cta(nthreads))
+			return false;
+	}
 	return true;
+}
+
+/* Kernels by name (mkdriver.py --unit registers one launcher per translation unit): the
+ * buffers and values a launcher binds, by parameter name, like the library's runtime. */
+struct EmuArgs {
+	static const int MAX = 64;
+	int np = 0, nv = 0;
+	const char *pname[MAX];
+	void *pval[MAX];
+	const char *vname[MAX];
+	double vval[MAX];
+	void bind(const char *name, void *p) { if (np < MAX) pname[np] = name, pval[np++] = p; }
+	void set(const char *name, double v) { if (nv < MAX) vname[nv] = name, vval[nv++] = v; }
+	void *ptr(const char *kernel, const char *name) const
+	{
+		for (int i = 0; i < np; i++)
+			if (!strcmp(pname[i], name))
+				return pval[i];
+		fprintf(stderr, "simt_emu: %s: no buffer bound to '%s'\n", kernel, name);
+		exit(3);
+	}
+	double val(const char *kernel, const char *name) const
+	{
+		for (int i = 0; i < nv; i++)
+			if (!strcmp(vname[i], name))
+				return vval[i];
+		fprintf(stderr, "simt_emu: %s: no value bound to '%s'\n", kernel, name);
+		exit(3);
+	}
+};
+typedef bool (*EmuKernelFn)(const EmuArgs &);
+/* One registered kernel: its launcher and its pointer parameters (what it may write). */
+struct EmuRegister {
+	const char *name;
+	EmuKernelFn fn;
+	const char *const *ptrs;
+	int nptrs;
+	EmuRegister *next;
+	EmuRegister(const char *n, EmuKernelFn f, const char *const *p, int np);
+};
+inline EmuRegister *emu_kernels = nullptr;
+inline EmuRegister::EmuRegister(const char *n, EmuKernelFn f, const char *const *p, int np)
+	: name(n), fn(f), ptrs(p), nptrs(np), next(emu_kernels)
+{
+	emu_kernels = this;
+}
+static inline const EmuRegister *emu_kernel(const char *name)
+{
+	for (const EmuRegister *r = emu_kernels; r; r = r->next)
+		if (!strcmp(r->name, name))
+			return r;
+	return nullptr;
 }
 
 #endif
