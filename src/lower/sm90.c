@@ -845,6 +845,11 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			sb_putc(o, ')');
 			return true;
 		}
+		if (strcmp(n, "cumsum") == 0 || strcmp(n, "trisolve") == 0) {
+			Diag *d = refuse(e, x->span, "CK-LOW-002", "%s(...) is lowered for sm_90a only as the whole value of an assignment to an accumulator-layout fragment", n);
+			diag_set(&d->hint, "assign it to a fragment first (`G = %s`), then use the fragment", strcmp(n, "cumsum") == 0 ? "cumsum(x, 0)" : "trisolve(L, B)");
+			return false;
+		}
 		Diag *d = refuse(e, x->span, "CK-LOW-002", "%s(...) is not lowered yet for sm_90a in fragment math", n);
 		diag_set(&d->hint, "element-wise math, casts to f32/i32, where, min/max, rows/cols broadcasts and row reductions are lowered");
 		return false;
@@ -1136,6 +1141,10 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	const Expr *x = s->src;
+	if (s->nlhs == 1 && d0->layout == FRAG_ACC && is_call(x, "cumsum")) {
+		sm90_acc_cumsum(e, s, d0);
+		return;
+	}
 	if (s->nlhs == 1 && d0->layout == FRAG_VEC && (is_call(x, "fetch_add") || is_call(x, "cumsum"))) {
 		if (is_call(x, "fetch_add"))
 			sm90_vec_fetch_add(e, s, d0);
@@ -2465,4 +2474,14 @@ const PlanFrag *sm90_frag_of(Em *e, const Expr *x)
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 {
 	return fx_emit(e, o, x, c);
+}
+
+void sm90_acc_decode(Em *e, const PlanFrag *ref)
+{
+	acc_decode(e, ref);
+}
+
+const PlanFrag *sm90_find_acc(Em *e, const Expr *x)
+{
+	return find_acc(e, x);
 }

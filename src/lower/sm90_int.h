@@ -76,6 +76,16 @@ const PlanFrag *sm90_frag_of(Em *e, const Expr *x);
 /* C text of element x of a fragment expression at the current index of c->lay. */
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
 
+/* The "const int mt_ = ..., j_, h_, e_" line decoding accumulator index a_ of ref (one tab in). */
+void sm90_acc_decode(Em *e, const PlanFrag *ref);
+/* First accumulator-layout fragment read by x (not inside sum()), or NULL. */
+const PlanFrag *sm90_find_acc(Em *e, const Expr *x);
+
+/* ---- sm90_acc.c: accumulator-layout primitives that move data between threads ---- */
+
+/* dst = cumsum(x, 0) over accumulator-layout tiles: a scan down the rows. */
+void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+
 /* ---- sm90_prelude.c ---- */
 
 /* The helper library the kernel body needs, in its fixed order: the

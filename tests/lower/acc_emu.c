@@ -8,6 +8,12 @@
  *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
  *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1, Cs = column sums of X,
  *                                  Cm = column maxima of 3 X
+ *   acc_emu gen-scan DIR B SEED    acc_scan.cake: X [B, 128, 128]
+ *   acc_emu check-scan DIR B SEED  the inclusive prefix sums down the rows, in float64: OutM of
+ *                                  2 X - 1, OutN of rows 32..95 of X, OutU of columns 64..127,
+ *                                  OutI of 3 r - c + b (exact)
+ *
+ * Every output is poisoned with NaN before the run, so an element never written fails.
  */
 #include <math.h>
 #include "family/oracle.h"
@@ -79,8 +85,71 @@ static int smem_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* |out - ref| within the rounding of an f32 sum of the same terms (abs = the sum of |terms|). */
+static int near(float out, double ref, double abs)
+{
+	return fabs((double)out - ref) <= 2e-6 * abs + 1e-6;
+}
+
+static int scan_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t n = (size_t)(B * 128 * 128), nh = (size_t)(B * 64 * 128), nq = (size_t)(B * 64 * 64);
+	float *X = malloc(4 * n);
+	for (size_t i = 0; i < n; i++)
+		X[i] = (float)((double)(oracle_splitmix64(&st) >> 11) / (double)(1ull << 53) * 2 - 1);
+	if (!strcmp(argv[1], "gen-scan")) {
+		wr(dir, "X", X, 4 * n);
+		float *nan = malloc(4 * n);
+		memset(nan, 0xff, 4 * n);
+		wr(dir, "OutM", nan, 4 * n), wr(dir, "OutN", nan, 4 * nh), wr(dir, "OutU", nan, 4 * nh), wr(dir, "OutI", nan, 4 * nq);
+		free(nan), free(X);
+		return 0;
+	}
+	float *M = rd(dir, "OutM", n), *N = rd(dir, "OutN", nh), *U = rd(dir, "OutU", nh), *I = rd(dir, "OutI", nq);
+	int bad = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *x = X + b * 128 * 128;
+		for (int c = 0; c < 128; c++) {
+			double sm = 0, am = 0, sn = 0, an = 0;
+			for (int r = 0; r < 128; r++) {
+				double t = 2.0 * x[r * 128 + c] - 1.0;
+				sm += t, am += fabs(t);
+				bad += !near(M[(b * 128 + r) * 128 + c], sm, am);
+				if (r < 64) {
+					double y = x[(32 + r) * 128 + c];
+					sn += y, an += fabs(y);
+					bad += !near(N[(b * 64 + r) * 128 + c], sn, an);
+				}
+			}
+		}
+		for (int c = 0; c < 64; c++) {
+			double su = 0, au = 0;
+			long long si = 0;
+			for (int r = 0; r < 128; r++) {
+				double y = x[r * 128 + 64 + c];
+				su += y, au += fabs(y);
+				bad += !near(U[(b * 128 + r) * 64 + c], su, au);
+				if (r < 64) {
+					si += 3 * r - c + b;
+					bad += I[(b * 64 + r) * 64 + c] != (float)si;
+				}
+			}
+		}
+	}
+	printf("acc_scan: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+	free(M), free(N), free(U), free(I), free(X);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-scan"))
+		return scan_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-smem"))
 		return smem_case(argc, argv);
 	if (argc < 6)

@@ -113,6 +113,31 @@ if "$CAKE" build tests/corpus/good/acc_smem_roundtrip.cake --emit=cuda -o "$d/k.
 else
 	bad "acc_smem_roundtrip B=2: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
 fi
+# acc_case NAME FILE MODE VARS...: an accumulator-layout corpus kernel against tests/lower/acc_emu.c
+# (acc_emu gen-MODE / check-MODE DIR B SEED; the driver gets B and VARS)
+acc_case() {
+	nm=$1 f=$2 mode=$3 B=$4 seed=$5
+	shift 5
+	d=$TMP/$nm
+	mkdir -p "$d"
+	[ -n "${MUTATE:-}" ] && mut=1 || mut=0
+	if "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" && { [ $mut -eq 0 ] || sed -i "$MUTATE" "$d/k.cu"; } &&
+	   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" && g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
+	   "$TMP/acc_emu" "gen-$mode" "$d" "$B" "$seed" && "$d/drv" "$d" B="$B" "$@" >"$d/run" 2>&1; then
+		"$TMP/acc_emu" "check-$mode" "$d" "$B" "$seed" >"$d/chk" 2>&1
+		rc=$?
+	else
+		rc=2
+	fi
+	if [ $mut -eq 0 ] && [ $rc -eq 0 ]; then ok "$nm B=$B: $(cat "$d/chk")"
+	elif [ $mut -eq 1 ] && [ $rc -eq 1 ]; then ok "$nm B=$B (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$nm B=$B: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"; fi
+	rm -rf "$d"
+}
+# cumsum(x, 0) over accumulator-layout tiles: split m (blocks across warpgroups), split n, unsplit, i32
+acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
+# ... and it must be able to fail: the second row half no longer adds the first half's total
+MUTATE='s/v_\[a_\] += __shfl_sync(0xffffffffu, v_\[a_ - 2\]/v_[a_] += 0.0f * __shfl_sync(0xffffffffu, v_[a_ - 2]/' acc_case acc_scan tests/corpus/good/acc_scan.cake scan 1 12
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

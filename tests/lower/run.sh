@@ -16,6 +16,10 @@
 #     zero spills (`cake build --emit=cubin` fails with CK-LOW-014 on a spill);
 #     skipped with a note when NVRTC is not installed (exit status 69);
 #   - the --debug-hang variant must compile too.
+# Then every tests/corpus/good/*.cake that lowers (most of them are refused, which is
+# fine there) must compile through NVRTC with zero spills as well: the corpus kernels
+# that only the CPU emulator or no machine here executes (the accumulator-layout
+# primitives, the wgmma operand layouts) are at least compiled for sm_90a.
 # The last line is "N passed, N failed" (tests/run_all.sh adds it in).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -86,6 +90,21 @@ for f in $(find kernels -name '*.cake' | sort); do
 			sed 's/^/    /' "$TMP/$n.jit" | head -20
 		fi
 	done
+done
+for f in tests/corpus/good/*.cake; do
+	n=corpus_$(basename "$f" .cake)
+	"$CAKE" build "$f" --emit=cuda -o "$TMP/$n.cu" 2>/dev/null || continue   # not lowered yet
+	"$CAKE" build "$f" --emit=cubin -o "$TMP/$n.cubin" 2>"$TMP/$n.jit"
+	rc=$?
+	if [ $rc -eq 69 ]; then
+		echo "note: NVRTC not available; the corpus is not compiled"
+		break
+	elif [ $rc -eq 0 ] && grep -q ' 0 bytes spill stores, 0 bytes spill loads' "$TMP/$n.jit"; then
+		ok
+	else
+		bad "$f: NVRTC sm_90a build failed or spilled (exit $rc)"
+		sed 's/^/    /' "$TMP/$n.jit" | head -20
+	fi
 done
 echo "$PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]
