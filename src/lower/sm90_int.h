@@ -41,6 +41,15 @@ typedef struct Em {
 	const Expr *red_expr[8];
 	const char *red_name[8];
 	int nred;
+	/* row values an accumulator-layout statement reads, computed before its element loop
+	 * (sm90.c, acc_pre_*): l2norm's per-row scale (PRE_L2), a vector broadcast in the
+	 * other orientation through shared memory (PRE_RELAY: rows() of a column vector,
+	 * cols() of a row vector), read at pre_ix[] */
+	const Expr *pre_expr[8];
+	const char *pre_name[8];
+	const char *pre_ix[8];
+	int pre_kind[8];
+	int npre;
 	/* sum() calls of the statement being emitted, precomputed into scalar temporaries */
 	const Expr *sum_expr[8];
 	const char *sum_name[8];

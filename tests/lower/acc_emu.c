@@ -12,6 +12,11 @@
  *   acc_emu check-scan DIR B SEED  the inclusive prefix sums down the rows, in float64: OutM of
  *                                  2 X - 1, OutN of rows 32..95 of X, OutU of columns 64..127,
  *                                  OutI of 3 r - c + b (exact)
+ *   acc_emu gen-rows DIR B SEED    acc_rows.cake: X [B, 64, 128], S0 [B, 128, 128], V [B, 128] (f32),
+ *                                  Y [B, 64, 128] (bf16)
+ *   acc_emu check-rows DIR B SEED  in float64: the l2norms (y / sqrt(sum y^2 + 1e-6), and of S0 / 2),
+ *                                  row sums, x - rowmax, the rowargmin (lowest column on ties),
+ *                                  column sums, x + v - colsum, exp(0.1 colsum[r]) S0 + rowsum(S0)[c]
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -146,8 +151,102 @@ static int scan_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+static float *nanbuf(size_t n)
+{
+	float *p = malloc(4 * n);
+	memset(p, 0xff, 4 * n);
+	return p;
+}
+
+static void unif(float *p, size_t n, uint64_t *st)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)((double)(oracle_splitmix64(st) >> 11) / (double)(1ull << 53) * 2 - 1);
+}
+
+static int rows_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t seed = strtoull(argv[4], NULL, 10), st = seed;
+	size_t nx = (size_t)(B * 64 * 128), ns = (size_t)(B * 128 * 128), nv = (size_t)(B * 128), nr = (size_t)(B * 64);
+	float *X = malloc(4 * nx), *S = malloc(4 * ns), *V = malloc(4 * nv);
+	uint16_t *Y = malloc(2 * nx);
+	unif(X, nx, &st), unif(S, ns, &st), unif(V, nv, &st);
+	oracle_fill_bf16(Y, nx, seed + 1);
+	if (!strcmp(argv[1], "gen-rows")) {
+		wr(dir, "X", X, 4 * nx), wr(dir, "S0", S, 4 * ns), wr(dir, "V", V, 4 * nv), wr(dir, "Y", Y, 2 * nx);
+		float *a = nanbuf(ns);
+		wr(dir, "OutL", a, 4 * nx), wr(dir, "OutL2", a, 4 * ns), wr(dir, "OutR", a, 4 * nr), wr(dir, "OutMx", a, 4 * nx);
+		wr(dir, "OutA", a, 4 * nr), wr(dir, "OutC", a, 4 * nv), wr(dir, "OutV", a, 4 * nx), wr(dir, "OutS", a, 4 * ns);
+		free(a), free(X), free(S), free(V), free(Y);
+		return 0;
+	}
+	float *L = rd(dir, "OutL", nx), *L2 = rd(dir, "OutL2", ns), *R = rd(dir, "OutR", nr), *Mx = rd(dir, "OutMx", nx);
+	float *C = rd(dir, "OutC", nv), *Vo = rd(dir, "OutV", nx), *So = rd(dir, "OutS", ns);
+	int32_t *A = (int32_t *)rd(dir, "OutA", nr);
+	int bad = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *x = X + b * 64 * 128, *s = S + b * 128 * 128, *v = V + b * 128;
+		const uint16_t *y = Y + b * 64 * 128;
+		double cs[128], ca[128], rs[128], ra[128];
+		for (int c = 0; c < 128; c++) {
+			cs[c] = ca[c] = 0;
+			for (int r = 0; r < 64; r++)
+				cs[c] += x[r * 128 + c], ca[c] += fabs(x[r * 128 + c]);
+			bad += !near(C[b * 128 + c], cs[c], ca[c]);
+		}
+		for (int r = 0; r < 128; r++) {
+			double q = 0;
+			rs[r] = ra[r] = 0;
+			for (int c = 0; c < 128; c++)
+				q += (double)s[r * 128 + c] * s[r * 128 + c], rs[r] += s[r * 128 + c], ra[r] += fabs(s[r * 128 + c]);
+			for (int c = 0; c < 128; c++) {
+				double ref = 0.5 * s[r * 128 + c] / sqrt(q + 1e-6);
+				bad += !(fabs(L2[(b * 128 + r) * 128 + c] - ref) <= 1e-5 * fabs(ref) + 1e-6);
+			}
+		}
+		for (int r = 0; r < 64; r++) {
+			double q = 0, sum = 0, abs = 0, best = INFINITY;
+			float mx = -INFINITY;
+			int bi = -1;
+			for (int c = 0; c < 128; c++) {
+				double t = oracle_bf16_to_f32(y[r * 128 + c]);
+				q += t * t;
+				sum += x[r * 128 + c], abs += fabs(x[r * 128 + c]);
+				mx = fmaxf(mx, x[r * 128 + c]);
+				double w = c % 64 == 5 ? -9.0 : x[r * 128 + c];
+				if (w < best)
+					best = w, bi = c;
+			}
+			bad += !near(R[b * 64 + r], sum, abs) || A[b * 64 + r] != bi;
+			for (int c = 0; c < 128; c++) {
+				size_t i = (size_t)((b * 64 + r) * 128 + c);
+				double ref = oracle_bf16_to_f32(y[r * 128 + c]) / sqrt(q + 1e-6);
+				bad += !(fabs(L[i] - ref) <= 1e-5 * fabs(ref) + 1e-6);
+				bad += Mx[i] != x[r * 128 + c] - mx;
+				double vr = x[r * 128 + c] + v[c] - cs[c];
+				bad += !near(Vo[i], vr, fabs(x[r * 128 + c]) + fabs(v[c]) + ca[c]);
+			}
+		}
+		for (int r = 0; r < 128; r++)
+			for (int c = 0; c < 128; c++) {
+				double g = exp(0.1 * cs[r]), ref = g * s[r * 128 + c] + rs[c];
+				double tol = 1e-5 * (g * (fabs(s[r * 128 + c]) + 0.1 * ca[r]) + ra[c]) + 1e-6;
+				bad += !(fabs(So[(b * 128 + r) * 128 + c] - ref) <= tol);
+			}
+	}
+	printf("acc_rows: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+	free(L), free(L2), free(R), free(Mx), free(C), free(Vo), free(So), free(A), free(X), free(S), free(V), free(Y);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-rows"))
+		return rows_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-scan"))
 		return scan_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-smem"))

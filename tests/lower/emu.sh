@@ -138,6 +138,10 @@ acc_case() {
 acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
 # ... and it must be able to fail: the second row half no longer adds the first half's total
 MUTATE='s/v_\[a_\] += __shfl_sync(0xffffffffu, v_\[a_ - 2\]/v_[a_] += 0.0f * __shfl_sync(0xffffffffu, v_[a_ - 2]/' acc_case acc_scan tests/corpus/good/acc_scan.cake scan 1 12
+# row values across warpgroups: l2norm, split-n row reductions, split-n column vectors, relayouts
+acc_case acc_rows tests/corpus/good/acc_rows.cake rows 2 13
+# ... and it must be able to fail: the other warpgroup's partial row results ignored
+MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]/' acc_case acc_rows tests/corpus/good/acc_rows.cake rows 1 14
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"
