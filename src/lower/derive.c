@@ -1173,6 +1173,63 @@ static void derive_frags(Der *d)
 	vec_free(&v);
 }
 
+/* ---- shared scratch of the lowering ----
+ *
+ * trisolve(L, B) into a [R, C] accumulator-layout fragment transposes through shared
+ * memory (sm90_acc.c): L as R x R f32 and the right-hand side as R x (C + 1) f32 (one
+ * column per thread while it solves). The region is placed after the barriers, 16-byte
+ * aligned, one part per role that solves, sized for its largest trisolve (a role's solves
+ * never overlap: each ends with a barrier over the role), and counted in the shared memory
+ * the launch requests, against the same limit (CK-LOW-004). */
+typedef struct ScratchQ {
+	Der *d;
+	long long *role_bytes;   /* per role */
+} ScratchQ;
+
+static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
+{
+	ScratchQ *q = st;
+	const Plan *p = q->d->p;
+	if (s->kind != S_ASSIGN || s->nlhs != 1 || !s->src || s->src->kind != E_CALL || !s->src->name || strcmp(s->src->name, "trisolve") != 0 ||
+	    !s->lhs[0] || s->lhs[0]->kind != E_IDENT)
+		return;
+	int fi = plan_frag_index(p, s->lhs[0]->name);
+	if (fi < 0 || p->frags[fi].role < 0)
+		return;
+	const PlanFrag *f = &p->frags[fi];
+	long long b = 4 * (f->rows * f->rows + f->rows * (f->cols + 1));
+	b = (b + 15) / 16 * 16;
+	if (b > q->role_bytes[f->role])
+		q->role_bytes[f->role] = b;
+	(void)w;
+}
+
+static void derive_scratch(Der *d)
+{
+	Plan *p = d->p;
+	ScratchQ q = {d, arena_alloc(&d->c->arena, sizeof(long long) * (size_t)(p->nroles + 1))};
+	walk_kernel(&d->m, scratch_visit, &q);
+	p->scratch_role = arena_alloc(&d->c->arena, sizeof(long long) * (size_t)(p->nroles + 1));
+	long long total = 0, at = (p->smem_used + 15) / 16 * 16;
+	for (int r = 0; r < p->nroles; r++) {
+		p->scratch_role[r] = q.role_bytes[r] ? at + total : -1;
+		total += q.role_bytes[r];
+	}
+	if (!total)
+		return;
+	p->scratch_offset = at;
+	p->scratch_bytes = total;
+	long long grow = at + total - p->smem_used;
+	p->smem_used += grow;
+	p->smem_bytes += grow;
+	if (p->smem_bytes > d->ti->smem_per_block) {
+		Diag *g = low_err(d, "CK-LOW-004", d->k->span, "kernel '%s' needs %lld bytes of shared memory, %lld of them the lowering's trisolve scratch; sm_90a allows %lld per block",
+		                  d->k->name, p->smem_bytes, total, d->ti->smem_per_block);
+		diag_set(&g->condition, "smem_bytes <= %lld", d->ti->smem_per_block);
+		diag_set(&g->hint, "reduce the pipeline stages or the shared buffers");
+	}
+}
+
 /* ---- launch and arguments ---- */
 
 static void derive_launch(Der *d)
@@ -1358,6 +1415,7 @@ Plan *derive_plan(Ctx *c, Kernel *k)
 	derive_loops(&d);
 	derive_tmaps(&d);
 	derive_frags(&d);
+	derive_scratch(&d);
 	derive_launch(&d);
 	derive_args(&d);
 	derive_param_uses(c, p);
@@ -1509,6 +1567,8 @@ void plan_print(StrBuf *out, const Plan *p)
 				          role, split, f->wg_cols, f->regs_per_thread);
 		}
 	}
+	if (p->scratch_bytes)
+		sb_printf(out, "\nlowering scratch (trisolve transposes): %lld bytes at offset %lld\n", p->scratch_bytes, p->scratch_offset);
 	sb_puts(out, "\nkernel arguments (in order)\n");
 	static const char *kinds[] = {"tensor-map", "pointer", "dim", "scalar", "debug"};
 	for (int i = 0; i < p->nargs; i++)

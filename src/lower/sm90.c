@@ -1413,6 +1413,10 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		sm90_acc_cumsum(e, s, d0);
 		return;
 	}
+	if (s->nlhs == 1 && d0->layout == FRAG_ACC && is_call(x, "trisolve")) {
+		sm90_acc_trisolve(e, s, d0);
+		return;
+	}
 	if (s->nlhs == 1 && d0->layout == FRAG_VEC && (is_call(x, "fetch_add") || is_call(x, "cumsum"))) {
 		if (is_call(x, "fetch_add"))
 			sm90_vec_fetch_add(e, s, d0);

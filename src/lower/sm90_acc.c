@@ -23,11 +23,24 @@
  *                  its own columns, or the same ones redundantly); `split m` one slab
  *                  whose blocks run across the warpgroups.
  *
+ *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64; B and
+ *                  X [R, C]) through the role's part of the lowering's shared scratch
+ *                  (Plan.scratch_role, derive_scratch): the holders of L's lower triangle
+ *                  and of B write them as f32 (one warpgroup for an unsplit operand, each
+ *                  warpgroup its rows or columns of a split one), a named barrier, then one
+ *                  thread per column of B (the role's threads take the C columns in turn)
+ *                  loads its column into R registers and solves it down the rows, fully
+ *                  unrolled: x_i = (b_i - sum_{j<i} L_ij x_j) / L_ii, with L read as
+ *                  broadcasts and four partial sums per row to keep the FMA chains short;
+ *                  it writes the column back, a barrier, every thread reads the elements
+ *                  of X it holds, and a last barrier frees the scratch. The strictly upper
+ *                  part of L is never read.
+ *
  * Everything else of the accumulator layout (row reductions, column reductions, loads,
  * stores, wgmma) is in sm90.c; these functions are called from its statement dispatch and
  * share its expression emitter (sm90_fx_emit). Refused with CK-LOW-002: a scan along the
  * rows (dim 1), an argument whose tile does not have the destination's shape and split,
- * dtypes other than f32 and i32.
+ * dtypes other than f32 and i32 (scan) or f32 (solve), L other than [R, R] with R <= 64.
  */
 #include "sm90_int.h"
 
@@ -119,4 +132,94 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	e->ind--;
 	sm90_line(e, "}");
 	sb_free(&el);
+}
+
+/* The element loop writing acc-layout value `val` (over tile ref) into the f32 array at C
+ * expression `arr` with row stride ld: one warpgroup writes a replicated (unsplit) tile. */
+static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld)
+{
+	const PlanRole *r = &e->p->roles[e->role];
+	bool once = ref->split == SPLIT_NONE && r->nwg > 1;
+	const char *r0 = ref->split == SPLIT_M && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_rows) : "";
+	const char *c0 = ref->split == SPLIT_N && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_cols) : "";
+	sm90_line(e, "%s{", once ? "if (role_wg == 0u) " : "");
+	e->ind++;
+	sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u);", r0, c0);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
+	sm90_acc_decode(e, ref);
+	sm90_line(e, "\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
+	sm90_line(e, "}");
+	e->ind--;
+	sm90_line(e, "}");
+}
+
+void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
+{
+	const Expr *call = s->src;
+	const PlanFrag *lf = call->nargs == 2 ? sm90_find_acc(e, call->args[0]) : NULL;
+	const PlanFrag *bf = call->nargs == 2 ? sm90_find_acc(e, call->args[1]) : NULL;
+	const PlanRole *r = &e->p->roles[e->role];
+	long long R = dst->rows, C = dst->cols;
+	long long off = e->p->scratch_role ? e->p->scratch_role[e->role] : -1;
+	if (!lf || !bf || lf->role != e->role || bf->role != e->role || lf->regs_per_thread == 0 || bf->regs_per_thread == 0 || lf->rows != R ||
+	    lf->cols != R || bf->rows != R || bf->cols != C || dst->dt != DT_F32 || R > 64 || off < 0) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, B) is lowered for sm_90a into an f32 accumulator-layout fragment [R, C] from L [R, R] and B [R, C], accumulator-layout expressions of this role, R at most 64");
+		diag_set(&d->resource, "%s", dst->name);
+		diag_set(&d->hint, "solve 64 rows at a time (a blocked solve with wgmma updates between the blocks)");
+		return;
+	}
+	Fx cl = {FRAG_ACC, lf, NULL, 0}, cb = {FRAG_ACC, bf, NULL, 0};
+	StrBuf lv = {0}, bv = {0};
+	if (!sm90_fx_emit(e, &lv, call->args[0], &cl) || !sm90_fx_emit(e, &bv, call->args[1], &cb)) {
+		sb_free(&lv), sb_free(&bv);
+		return;
+	}
+	int ri = e->role;
+	long long ldx = C + 1;   /* a padded row: the column reads of consecutive threads stay conflict-free */
+	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back", R));
+	sm90_line(e, "{");
+	e->ind++;
+	sm90_line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L: %lld x %lld f32 (the lowering's scratch) */", off, R, R);
+	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * R, R, ldx);
+	acc_scatter(e, sb_str(&lv), lf, "tl_", R);
+	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx);
+	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+	sm90_line(e, "for (int col_ = %s; col_ < %lld; col_ += %d) {   /* this thread's columns */", tl, C, r->nthreads);
+	sm90_line(e, "\tfloat x_[%lld];", R);
+	sm90_line(e, "\t#pragma unroll");
+	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_)", R);
+	sm90_line(e, "\t\tx_[i_] = tx_[i_ * %lld + col_];", ldx);
+	sm90_line(e, "\t#pragma unroll");
+	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_) {", R);
+	sm90_line(e, "\t\tconst float *li_ = tl_ + i_ * %lld;", R);
+	sm90_line(e, "\t\tfloat p_[4] = {x_[i_], 0.0f, 0.0f, 0.0f};");
+	sm90_line(e, "\t\t#pragma unroll");
+	sm90_line(e, "\t\tfor (int j_ = 0; j_ < i_; ++j_)");
+	sm90_line(e, "\t\t\tp_[j_ %% 4] -= li_[j_] * x_[j_];");
+	sm90_line(e, "\t\tx_[i_] = ((p_[0] + p_[1]) + (p_[2] + p_[3])) / li_[i_];");
+	sm90_line(e, "\t}");
+	sm90_line(e, "\t#pragma unroll");
+	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_)", R);
+	sm90_line(e, "\t\ttx_[i_ * %lld + col_] = x_[i_];", ldx);
+	sm90_line(e, "}");
+	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+	sm90_line(e, "{");
+	e->ind++;
+	const char *r0 = dst->split == SPLIT_M && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", dst->wg_rows) : "";
+	const char *c0 = dst->split == SPLIT_N && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", dst->wg_cols) : "";
+	sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u);", r0, c0);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", dst->regs_per_thread);
+	sm90_acc_decode(e, dst);
+	sm90_line(e, "\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+	sm90_line(e, "}");
+	e->ind--;
+	sm90_line(e, "}");
+	sm90_line(e, "named_bar_sync(%du, %du);   /* the scratch is free again */", ri + 1, r->nthreads);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&lv), sb_free(&bv);
 }

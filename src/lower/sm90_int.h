@@ -94,6 +94,8 @@ const PlanFrag *sm90_find_acc(Em *e, const Expr *x);
 
 /* dst = cumsum(x, 0) over accumulator-layout tiles: a scan down the rows. */
 void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+/* dst = trisolve(L, B): forward substitution through the role's shared scratch. */
+void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst);
 
 /* ---- sm90_prelude.c ---- */
 

@@ -17,6 +17,10 @@
  *   acc_emu check-rows DIR B SEED  in float64: the l2norms (y / sqrt(sum y^2 + 1e-6), and of S0 / 2),
  *                                  row sums, x - rowmax, the rowargmin (lowest column on ties),
  *                                  column sums, x + v - colsum, exp(0.1 colsum[r]) S0 + rowsum(S0)[c]
+ *   acc_emu gen-tri DIR B SEED     acc_trisolve.cake: Lm [B, 64, 64], Bm [B, 64, 128], Bt [B, 64]
+ *   acc_emu check-tri DIR B SEED   float64 forward substitution with the kernel's two L (unit
+ *                                  diagonal; 1.5 + |l| on it) against OutW and OutU, per column
+ *                                  relative to the column's largest |x|
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -243,8 +247,76 @@ static int rows_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* Solve L x = rhs (L row-major n x n, lower part) in float64; the worst error of out against
+ * it, relative to the largest |x| of each column. */
+static double fsub_err(const double *L, const double *rhs, const float *out, int n, int ncol)
+{
+	double worst = 0;
+	double *x = malloc(sizeof(double) * (size_t)n);
+	for (int c = 0; c < ncol; c++) {
+		double mx = 0;
+		for (int i = 0; i < n; i++) {
+			double a = rhs[i * ncol + c];
+			for (int j = 0; j < i; j++)
+				a -= L[i * n + j] * x[j];
+			x[i] = a / L[i * n + i];
+			mx = fmax(mx, fabs(x[i]));
+		}
+		for (int i = 0; i < n; i++) {
+			double d = fabs((double)out[i * ncol + c] - x[i]) / (mx > 0 ? mx : 1);
+			worst = isnan(out[i * ncol + c]) ? INFINITY : fmax(worst, d);
+		}
+	}
+	free(x);
+	return worst;
+}
+
+static int tri_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t nl = (size_t)(B * 64 * 64), nb = (size_t)(B * 64 * 128), nt = (size_t)(B * 64);
+	float *Lm = malloc(4 * nl), *Bm = malloc(4 * nb), *Bt = malloc(4 * nt);
+	unif(Lm, nl, &st), unif(Bm, nb, &st), unif(Bt, nt, &st);
+	if (!strcmp(argv[1], "gen-tri")) {
+		wr(dir, "Lm", Lm, 4 * nl), wr(dir, "Bm", Bm, 4 * nb), wr(dir, "Bt", Bt, 4 * nt);
+		float *a = nanbuf(nb);
+		wr(dir, "OutW", a, 4 * nb), wr(dir, "OutU", a, 4 * nb);
+		free(a), free(Lm), free(Bm), free(Bt);
+		return 0;
+	}
+	float *W = rd(dir, "OutW", nb), *U = rd(dir, "OutU", nb);
+	double *L1 = malloc(sizeof(double) * 64 * 64), *L2 = malloc(sizeof(double) * 64 * 64);
+	double *r1 = malloc(sizeof(double) * 64 * 128), *r2 = malloc(sizeof(double) * 64 * 128);
+	double worst = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *l = Lm + b * 64 * 64, *x = Bm + b * 64 * 128, *bt = Bt + b * 64;
+		for (int i = 0; i < 64; i++)
+			for (int j = 0; j < 64; j++) {
+				float lo = l[i * 64 + j] * 0.25f;   /* the kernel's f32 product */
+				L1[i * 64 + j] = j < i ? lo : j == i ? 1.0 : 0.0;
+				L2[i * 64 + j] = j < i ? lo : j == i ? (double)(1.5f + fabsf(l[i * 64 + j])) : 0.0;
+			}
+		for (int i = 0; i < 64 * 128; i++) {
+			r1[i] = x[i];
+			r2[i] = (double)(bt[i / 128] * x[i]);
+		}
+		worst = fmax(worst, fsub_err(L1, r1, W + b * 64 * 128, 64, 128));
+		worst = fmax(worst, fsub_err(L2, r2, U + b * 64 * 128, 64, 128));
+	}
+	int bad = !(worst <= 1e-5);
+	printf("acc_trisolve: worst error %.2e of the column's largest |x| (tol 1e-5)%s\n", worst, bad ? " FAIL" : "");
+	free(W), free(U), free(L1), free(L2), free(r1), free(r2), free(Lm), free(Bm), free(Bt);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-tri"))
+		return tri_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-rows"))
 		return rows_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-scan"))

@@ -142,6 +142,10 @@ MUTATE='s/v_\[a_\] += __shfl_sync(0xffffffffu, v_\[a_ - 2\]/v_[a_] += 0.0f * __s
 acc_case acc_rows tests/corpus/good/acc_rows.cake rows 2 13
 # ... and it must be able to fail: the other warpgroup's partial row results ignored
 MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]/' acc_case acc_rows tests/corpus/good/acc_rows.cake rows 1 14
+# trisolve: forward substitution through the lowering's shared scratch (unit and non-unit diagonals)
+acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
+# ... and it must be able to fail: the diagonal no longer divides
+MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

@@ -25,7 +25,9 @@ k = src.index('extern "C" __global__')
 kern = src[k:]
 sig = re.search(r'\n(\w+)\(([^)]*)\)\n\{', kern)
 name, params = sig.group(1), [p.strip() for p in sig.group(2).split(',') if p.strip()]
-kern = kern.replace('extern __shared__ __align__(1024) unsigned char cake_smem[];', 'static unsigned char cake_smem[16];')
+# the dynamic shared memory is the emulator's CTA-wide array (smem_u32() of it is 0, so the
+# generated pointer arithmetic and the u32 addresses of ld/st_shared_u32 agree)
+kern = kern.replace('extern __shared__ __align__(1024) unsigned char cake_smem[];', 'unsigned char *const cake_smem = emu_smem;')
 loads, call, scal = [], [], []
 for p in params:
     pm = re.match(r'(.*?)\s*\*\s*__restrict__\s+(\w+)$', p)
