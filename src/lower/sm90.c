@@ -398,6 +398,27 @@ static int wgmma_operand(Em *e, const Expr *x, bool *transposed)
 	return plan_buffer_index(e->p, x->name);
 }
 
+/* Shared operands of wgmma, and the `store`/`load` of accumulator tiles into them, use one
+ * layout per swizzled buffer: rows one swizzle span S wide are the swizzle atom's rows
+ * (8 rows x S bytes, the XOR pattern of TMA); a buffer whose rows are wider is held as
+ * column panels of one span each, panel p holding the bytes p S .. p S + S - 1 of every row
+ * as a [rows, S] swizzled tile, the panels one after the other (rows x S bytes apart) —
+ * what TMA writes box by box into such a buffer, and the canonical layout the descriptors
+ * address: K-major, a K step of 16 elements moves 32 bytes along a row and a new panel every
+ * S / 32 steps (LBO unused); MN-major, the M or N direction is contiguous within a panel's
+ * rows and LBO is the panel stride (from one S-wide atom column to the next), a K step is
+ * 16 rows (16 S bytes). SBO is 8 S, the 8-row groups of a panel. */
+static int span_of(const PlanBuffer *b)
+{
+	int S = swizzle_bytes(b->swizzle);
+	return S && b->row_bytes > S ? S : b->row_bytes;
+}
+
+static long long panel_bytes(const PlanBuffer *b)
+{
+	return b->shape[0] * span_of(b);
+}
+
 static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 {
 	const Plan *p = e->p;
@@ -419,13 +440,12 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	bool ta, tb;
 	int ai = wgmma_operand(e, s->src->lhs, &ta);
 	int bi = wgmma_operand(e, s->src->rhs, &tb);
-	/* A: a K-major shared buffer [M, K], or a register fragment in the accumulator layout */
+	/* A: a shared buffer, K-major [M, K] (a) or MN-major [K, M] (a^T), or a register fragment in the accumulator layout */
 	const Expr *al = s->src->lhs;
 	int afi = (al && al->kind == E_IDENT) ? plan_frag_index(p, al->name) : -1;
 	const PlanFrag *AF = afi >= 0 ? &p->frags[afi] : NULL;
-	if ((ai < 0 && !AF) || bi < 0 || ta) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma operands must be A = a K-major shared buffer [M, K] or a register fragment, and B = a shared buffer ([N, K] written b^T, or [K, N]) for sm_90a");
-		diag_set(&d->hint, "a transposed A operand is not lowered yet");
+	if ((ai < 0 && !AF) || bi < 0) {
+		refuse(e, s->span, "CK-LOW-009", "wgmma operands must be A = a shared buffer ([M, K] written a, or [K, M] written a^T) or a register fragment, and B = a shared buffer ([N, K] written b^T, or [K, N]) for sm_90a");
 		return;
 	}
 	const PlanBuffer *A = ai >= 0 ? &p->buffers[ai] : NULL, *B = &p->buffers[bi];
@@ -434,70 +454,91 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		refuse(e, s->span, "CK-LOW-009", "wgmma lowering handles bf16 or f16 rank-2 operands of one dtype with an f32 accumulator");
 		return;
 	}
-	if (B->swizzle == SWZ_NONE || B->row_bytes != swizzle_bytes(B->swizzle) || (A && (A->swizzle == SWZ_NONE || A->row_bytes != swizzle_bytes(A->swizzle)))) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shared operands must have rows exactly one swizzle span wide for the sm_90a lowering (%s: %d B / %s)",
-		                 B->name, B->row_bytes, swizzle_name(B->swizzle));
-		diag_set(&d->hint, "declare the buffers [rows, 64] bf16 with `swizzle 128B` (or [rows, 32] with 64B, [rows, 16] with 32B)");
+	int SB = span_of(B), SA = A ? span_of(A) : 0;
+	if (B->swizzle == SWZ_NONE || B->row_bytes % SB || (A && (A->swizzle == SWZ_NONE || A->row_bytes % SA))) {
+		const PlanBuffer *X = B->swizzle == SWZ_NONE || B->row_bytes % SB ? B : A;
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shared operands must be swizzled buffers whose rows are whole swizzle spans for the sm_90a lowering (%s: %d B / %s)",
+		                 X->name, X->row_bytes, swizzle_name(X->swizzle));
+		diag_set(&d->hint, "declare the buffers [rows, 64 k] bf16 with `swizzle 128B` (or [rows, 32 k] with 64B, [rows, 16 k] with 32B)");
 		return;
 	}
-	/* B: tb -> [N, K] K-major; !tb -> [K, N] N-major (transpose-B), N one swizzle span */
+	/* logical shapes: A [M, K], B [K, N] */
 	long long N = tb ? B->shape[0] : B->shape[1];
 	long long KB = tb ? B->shape[1] : B->shape[0];
 	long long M, K;
+	int nwg = r->nwg;
 	if (A) {
-		M = A->shape[0];
-		K = A->shape[1];
+		M = ta ? A->shape[1] : A->shape[0];
+		K = ta ? A->shape[0] : A->shape[1];
 	} else {
-		if (AF->layout != FRAG_ACC || AF->role != e->role || AF->regs_per_thread == 0 || AF->split != f->split || AF->wg_rows != f->wg_rows ||
-		    AF->split == SPLIT_N) {
-			refuse(e, s->span, "CK-LOW-009", "register A operand '%s' must be an accumulator-layout fragment of this role with the destination's rows per warpgroup",
+		/* each warpgroup needs the rows of its part of the destination and every column (K) */
+		bool rows_ok = AF->wg_rows == f->wg_rows && (nwg == 1 || (AF->split == SPLIT_M) == (f->split == SPLIT_M));
+		if (AF->layout != FRAG_ACC || AF->role != e->role || AF->regs_per_thread == 0 || !rows_ok || (AF->split == SPLIT_N && nwg > 1)) {
+			refuse(e, s->span, "CK-LOW-009", "register A operand '%s' must be an accumulator-layout fragment of this role holding, in each warpgroup, the destination's rows and all of its columns",
 			       AF->name);
 			return;
 		}
 		M = AF->rows;
 		K = AF->wg_cols;
 	}
-	int nwg = r->nwg;
 	const TargetInfo *ti = target_info(p->target);   /* wgmma m64nNk16 shape limits */
-	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0;
-	if (f->split == SPLIT_N)
-		ok_shape = ok_shape && tb && M == f->wg_rows && N == f->cols;
-	else
-		ok_shape = ok_shape && M == f->rows && N == f->wg_cols && (f->split == SPLIT_M || nwg == 1);
-	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit) {
+	long long n0mult = f->split == SPLIT_N && nwg > 1 ? f->wg_cols : 0;   /* the warpgroup's first column (a multiple of) */
+	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0 &&
+	                M == f->rows && N == f->cols;
+	/* an N-major B is read from the warpgroup's first column in whole atoms */
+	bool nmaj_ok = tb || ((n0mult * 2) % SB == 0 && (f->wg_cols * 2 <= SB || (f->wg_cols * 2) % SB == 0));
+	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit || !nmaj_ok) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
 		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
-		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d); K a multiple of %d", ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
+		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d, an N-major B whole swizzle atoms of them); K a multiple of %d",
+		         ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
 		return;
 	}
 	int n = (int)f->wg_cols;
 	bool f16 = adt == DT_F16;
-	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1)));
+	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1) + (ta ? 4 : 0)));
 	char *baddr = buf_addr(e, bi, sc, s->span);
 	int ksteps = (int)(K / 16);
 	const char *ty = f16 ? "f16" : "bf16";
-	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : (tb ? "" : "_tb");
-	/* B descriptor: K-major steps 32 B along the row; N-major steps 16 rows of the [K, N] tile */
-	int bstep = tb ? 32 : 16 * B->row_bytes;
-	int blbo = tb ? B->desc_lbo : 0;
+	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : ta ? (tb ? "_ta" : "_ta_tb") : (tb ? "" : "_tb");
+	bool bpan = B->row_bytes > SB, apan = A && A->row_bytes > SA;
+	/* B descriptor: K-major steps 32 B along the row (a new panel every SB / 32 steps); N-major steps 16 rows */
+	int bstep = tb ? 32 : 16 * SB;
+	int blbo = tb ? B->desc_lbo : bpan ? (int)panel_bytes(B) : 0;
+	int bsbo = 8 * SB;
+	const char *bk = tb && bpan ? arena_printf(&e->c->arena, "kk_ / %d * %lldu + kk_ %% %d * 32u", SB / 32, panel_bytes(B), SB / 32)
+	                            : arena_printf(&e->c->arena, "kk_ * %du", bstep);
 	ir_comment(e, s->span, NULL);
 	line(e, "/* %d x wgmma m64n%dk16 per warpgroup: %d row slice(s) of 64, K = %lld in steps of 16; A %s, B %s */", f->mtiles * ksteps, n,
-	     f->mtiles, K, AF ? "from registers (accumulator layout packed to 16-bit pairs)" : "K-major (descriptor + 32 B per step)",
-	     tb ? "K-major (descriptor + 32 B per step)" : "N-major, transposed by the instruction (descriptor + 16 rows per step)");
+	     f->mtiles, K, AF ? "from registers (accumulator layout packed to 16-bit pairs)" :
+	     ta ? "M-major, transposed by the instruction (descriptor + 16 rows per step)" :
+	     apan ? "K-major in panels of 64 columns (descriptor + 32 B per step, the next panel every 4)" : "K-major (descriptor + 32 B per step)",
+	     tb ? (bpan ? "K-major in panels (descriptor + 32 B per step, the next panel every 4)" : "K-major (descriptor + 32 B per step)")
+	        : "N-major, transposed by the instruction (descriptor + 16 rows per step)");
 	line(e, "wgmma_fence();");
 	line(e, "{");
 	e->ind++;
 	if (A) {
 		char *aaddr = buf_addr(e, ai, sc, s->span);
-		if (f->split == SPLIT_M && nwg > 1)
-			line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * A->row_bytes, f->wg_rows, A->name);
-		else
+		if (f->split == SPLIT_M && nwg > 1) {
+			if (ta)
+				line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s^T: its panels */", aaddr,
+				     f->wg_rows * 2 / SA * panel_bytes(A), f->wg_rows, A->name);
+			else
+				line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * SA, f->wg_rows, A->name);
+		} else {
 			line(e, "const u32 a_base_ = %s;", aaddr);
+		}
 	}
-	if (f->split == SPLIT_N && nwg > 1)
-		line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * B->row_bytes, f->wg_cols);
-	else
+	if (f->split == SPLIT_N && nwg > 1) {
+		if (tb)
+			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * SB, f->wg_cols);
+		else
+			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns: its panels of %s */", baddr,
+			     f->wg_cols * 2 / SB * panel_bytes(B), f->wg_cols, B->name);
+	} else {
 		line(e, "const u32 b_base_ = %s;", baddr);
+	}
 	line(e, "#pragma unroll");
 	line(e, "for (int mt_ = 0; mt_ < %d; ++mt_) {", f->mtiles);
 	line(e, "\t#pragma unroll");
@@ -507,11 +548,19 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		line(e, "\t\tconst float *pa_ = %s + mt_ * %lld + 8 * kk_;   /* columns 16kk .. 16kk+15 of %s */", AF->name, AF->wg_cols / 2, AF->name);
 		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
 		line(e, "\t\t                 %s(pa_[0], pa_[1]), %s(pa_[2], pa_[3]), %s(pa_[4], pa_[5]), %s(pa_[6], pa_[7]),", pk, pk, pk, pk);
+	} else if (ta) {
+		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
+		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %lldu + kk_ * %du, %lldu, %du, %du),", 64 * 2 / SA * panel_bytes(A), 16 * SA,
+		     apan ? panel_bytes(A) : 0, 8 * SA, A->desc_layout);
 	} else {
 		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
-		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
+		if (apan)
+			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ / %d * %lldu + kk_ %% %d * 32u, %du, %du, %du),", 64 * SA, SA / 32,
+			     panel_bytes(A), SA / 32, A->desc_lbo, 8 * SA, A->desc_layout);
+		else
+			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
 	}
-	line(e, "\t\t                 wgmma_desc(b_base_ + kk_ * %du, %du, %du, %du),", bstep, blbo, B->desc_sbo, B->desc_layout);
+	line(e, "\t\t                 wgmma_desc(b_base_ + %s, %du, %du, %du),", bk, blbo, bpan ? bsbo : B->desc_sbo, B->desc_layout);
 	line(e, "\t\t                 %s);", s->accumulate ? "1" : "kk_ > 0 ? 1 : 0");
 	line(e, "\t}");
 	line(e, "}");
@@ -1747,6 +1796,20 @@ static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
 	line(e, "}");
 }
 
+/* "const u32 o_ = ..." the byte offset, before the swizzle, of the pair at (row0_ + mt_ * 64
+ * + 8 h_, col0_ + 8 j_) of 2-D buffer b: row-major, or in column panels one swizzle span
+ * wide when the rows are wider (the wgmma operand layout, span_of()). */
+static void smem_acc_offset(Em *e, const PlanBuffer *b, int esz)
+{
+	int S = span_of(b);
+	if (S == b->row_bytes) {
+		line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+		return;
+	}
+	line(e, "\tconst u32 c_ = (u32)(col0_ + 8 * j_) * %du;   /* panels of %d bytes per row, %lld bytes each */", esz, S, panel_bytes(b));
+	line(e, "\tconst u32 o_ = c_ / %du * %lldu + (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + c_ %% %du;", S, panel_bytes(b), S, S);
+}
+
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
  * undoing the buffer's swizzle (the TMA pattern: 16-byte chunk ^= (offset >> 7) & mask). */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
@@ -1786,7 +1849,7 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
-	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	smem_acc_offset(e, b, esz);
 	if (mask)
 		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
 	else
@@ -1863,7 +1926,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
 	line(e, "\t}");
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
-	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	smem_acc_offset(e, b, esz);
 	if (mask)
 		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
 	else

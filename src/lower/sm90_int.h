@@ -29,7 +29,7 @@ typedef struct Em {
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
 	bool elected;       /* current role runs on one elected thread */
-	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
+	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
 	bool need_pack[DT__COUNT];
 	bool need_red;      /* red_add_* wrappers (atomic_add) needed */

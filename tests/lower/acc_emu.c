@@ -21,6 +21,9 @@
  *   acc_emu check-tri DIR B SEED   float64 forward substitution with the kernel's two L (unit
  *                                  diagonal; 1.5 + |l| on it) against OutW and OutU, per column
  *                                  relative to the column's largest |x|
+ *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
+ *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
+ *                                  O6 = W W^T, O7 = W W
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -313,8 +316,66 @@ static int tri_case(int argc, char **argv)
 	return bad;
 }
 
+/* out [M, N] against sum_k a(i, k) b(k, j), a and b bf16 with strides: element (i, k) of a at
+ * a[i * ai + k * ak], (k, j) of b at b[k * bk + j * bj]. Returns the elements off by more than
+ * the rounding of an f32 sum of the same products. */
+static int mm_bad(const float *out, int M, int N, int K, const uint16_t *a, int ai, int ak, const uint16_t *b, int bk, int bj)
+{
+	int bad = 0;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (int k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(a[i * ai + k * ak]) * oracle_bf16_to_f32(b[k * bk + j * bj]);
+				sum += t, abs += fabs(t);
+			}
+			bad += !(fabs(out[i * N + j] - sum) <= 4e-6 * abs + 1e-6);
+		}
+	return bad;
+}
+
+static int wgmma_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	size_t np = (size_t)(B * 64 * 128), nr = (size_t)(B * 128 * 128), nw = (size_t)(B * 64 * 64);
+	uint16_t *P = malloc(2 * np), *Q = malloc(2 * np), *R = malloc(2 * nr), *W = malloc(2 * nw);
+	oracle_fill_bf16(P, np, seed), oracle_fill_bf16(Q, np, seed + 1), oracle_fill_bf16(R, nr, seed + 2), oracle_fill_bf16(W, nw, seed + 3);
+	if (!strcmp(argv[1], "gen-wgmma")) {
+		wr(dir, "P", P, 2 * np), wr(dir, "Q", Q, 2 * np), wr(dir, "R", R, 2 * nr), wr(dir, "W", W, 2 * nw);
+		float *a = nanbuf(nr);
+		wr(dir, "O1", a, 4 * nw), wr(dir, "O2", a, 4 * np), wr(dir, "O3", a, 4 * np), wr(dir, "O4", a, 4 * nr), wr(dir, "O5", a, 4 * np);
+		wr(dir, "O6", a, 4 * nw), wr(dir, "O7", a, 4 * nw);
+		free(a), free(P), free(Q), free(R), free(W);
+		return 0;
+	}
+	float *O1 = rd(dir, "O1", nw), *O2 = rd(dir, "O2", np), *O3 = rd(dir, "O3", np), *O4 = rd(dir, "O4", nr), *O5 = rd(dir, "O5", np);
+	float *O6 = rd(dir, "O6", nw), *O7 = rd(dir, "O7", nw);
+	int b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0;
+	for (long long b = 0; b < B; b++) {
+		const uint16_t *p = P + b * 64 * 128, *q = Q + b * 64 * 128, *r = R + b * 128 * 128, *w = W + b * 64 * 64;
+		b1 += mm_bad(O1 + b * 64 * 64, 64, 64, 128, p, 128, 1, q, 1, 128);     /* P Q^T */
+		b2 += mm_bad(O2 + b * 64 * 128, 64, 128, 128, p, 128, 1, r, 128, 1);   /* P R */
+		b3 += mm_bad(O3 + b * 64 * 128, 64, 128, 64, w, 64, 1, q, 128, 1);     /* W Q */
+		b4 += mm_bad(O4 + b * 128 * 128, 128, 128, 64, p, 1, 128, q, 128, 1);  /* P^T Q */
+		b5 += mm_bad(O5 + b * 64 * 128, 64, 128, 64, w, 64, 1, q, 128, 1);     /* W Q, N = 128 per warpgroup */
+		b6 += mm_bad(O6 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 1, 64);        /* W W^T: one-span K-major A and B */
+		b6 += mm_bad(O7 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 64, 1);        /* W W: register A, one-span N-major B */
+	}
+	int bad = b1 + b2 + b3 + b4 + b5 + b6;
+	printf("acc_wgmma: bad elements P Q^T %d, P R %d, W Q %d, P^T Q %d, W Q (N 128) %d, one-span forms %d%s\n", b1, b2, b3, b4, b5, b6,
+	       bad ? " FAIL" : "");
+	free(O1), free(O2), free(O3), free(O4), free(O5), free(O6), free(O7), free(P), free(Q), free(R), free(W);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-wgmma"))
+		return wgmma_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-tri"))
 		return tri_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-rows"))

@@ -9,7 +9,10 @@
 # seeded inputs (NaN-poisoned outputs), the driver runs the grid, and kda_emu
 # checks O and the final states against the float64 recurrence with the family's
 # tolerance (and tests/corpus/good/tile_ops.cake against tests/lower/tile_emu.c,
-# tests/corpus/good/acc_global_loads.cake against tests/lower/acc_emu.c). So the thread-tile layouts, shuffle trees and index arithmetic of the
+# tests/corpus/good/acc_global_loads.cake against tests/lower/acc_emu.c, and the other
+# accumulator-layout corpus kernels acc_*.cake the same way: scans, row values across
+# warpgroups, trisolve, and wgmma through the emulator's model of the instruction).
+# So the thread-tile layouts, shuffle trees and index arithmetic of the
 # generated code are executed and checked, not just compiled. A deliberately
 # broken kernel (the decay dropped) must fail. Skipped with a note when g++ is
 # missing. The last line is "N passed, N failed".
@@ -146,6 +149,11 @@ MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]
 acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
 # ... and it must be able to fail: the diagonal no longer divides
 MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+# wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
+# an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
+acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
+# ... and it must be able to fail: the K steps no longer move to the second panel
+MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"
