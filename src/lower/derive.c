@@ -1176,14 +1176,18 @@ static void derive_frags(Der *d)
 /* ---- shared scratch of the lowering ----
  *
  * trisolve(L, B) into a [R, C] accumulator-layout fragment transposes through shared
- * memory (sm90_acc.c): L as R x R f32 and the right-hand side as R x (C + 1) f32 (one
- * column per thread while it solves). The region is placed after the barriers, 16-byte
- * aligned, one part per role that solves, sized for its largest trisolve (a role's solves
- * never overlap: each ends with a barrier over the role), and counted in the shared memory
- * the launch requests, against the same limit (CK-LOW-004). */
+ * memory (sm90_acc.c): L as R x R f32 and the right-hand side as R x (P + 1) f32, one
+ * column per thread while it solves, P columns at a time. The region is placed after the
+ * barriers, 16-byte aligned, one part per role that solves, sized for its largest trisolve
+ * (a role's solves never overlap: each ends with a barrier over the role), and counted in
+ * the shared memory the launch requests. P is all of C when that fits the limit; otherwise
+ * it is halved (while it divides C evenly, down to 8 columns) until the scratch fits, and
+ * the solve runs in C / P passes; what still does not fit is CK-LOW-004. */
 typedef struct ScratchQ {
 	Der *d;
+	int pass;                /* the pass width tried (0: every column at once) */
 	long long *role_bytes;   /* per role */
+	int *role_cols;          /* per role: the widest pass it uses */
 } ScratchQ;
 
 static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
@@ -1197,23 +1201,45 @@ static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
 	if (fi < 0 || p->frags[fi].role < 0)
 		return;
 	const PlanFrag *f = &p->frags[fi];
-	long long b = 4 * (f->rows * f->rows + f->rows * (f->cols + 1));
+	long long P = q->pass && q->pass < f->cols ? q->pass : f->cols;
+	while (f->cols % P)
+		P /= 2;
+	long long b = 4 * (f->rows * f->rows + f->rows * (P + 1));
 	b = (b + 15) / 16 * 16;
 	if (b > q->role_bytes[f->role])
 		q->role_bytes[f->role] = b;
+	if (P > q->role_cols[f->role])
+		q->role_cols[f->role] = (int)P;
 	(void)w;
 }
 
 static void derive_scratch(Der *d)
 {
 	Plan *p = d->p;
-	ScratchQ q = {d, arena_alloc(&d->c->arena, sizeof(long long) * (size_t)(p->nroles + 1))};
-	walk_kernel(&d->m, scratch_visit, &q);
-	p->scratch_role = arena_alloc(&d->c->arena, sizeof(long long) * (size_t)(p->nroles + 1));
-	long long total = 0, at = (p->smem_used + 15) / 16 * 16;
+	size_t nr = (size_t)(p->nroles + 1);
+	ScratchQ q = {d, 0, arena_alloc(&d->c->arena, sizeof(long long) * nr), arena_alloc(&d->c->arena, sizeof(int) * nr)};
+	long long at = (p->smem_used + 15) / 16 * 16, total = 0;
+	for (;;) {
+		memset(q.role_bytes, 0, sizeof(long long) * nr);
+		memset(q.role_cols, 0, sizeof(int) * nr);
+		walk_kernel(&d->m, scratch_visit, &q);
+		total = 0;
+		int widest = 0;
+		for (int r = 0; r < p->nroles; r++) {
+			total += q.role_bytes[r];
+			widest = q.role_cols[r] > widest ? q.role_cols[r] : widest;
+		}
+		if (!total || p->smem_bytes + (at + total - p->smem_used) <= d->ti->smem_per_block || widest <= 8 || widest % 2)
+			break;
+		q.pass = widest / 2;   /* narrower passes: less scratch */
+	}
+	p->scratch_role = arena_alloc(&d->c->arena, sizeof(long long) * nr);
+	p->scratch_cols = arena_alloc(&d->c->arena, sizeof(int) * nr);
+	long long off = 0;
 	for (int r = 0; r < p->nroles; r++) {
-		p->scratch_role[r] = q.role_bytes[r] ? at + total : -1;
-		total += q.role_bytes[r];
+		p->scratch_role[r] = q.role_bytes[r] ? at + off : -1;
+		p->scratch_cols[r] = q.role_cols[r];
+		off += q.role_bytes[r];
 	}
 	if (!total)
 		return;
@@ -1223,8 +1249,8 @@ static void derive_scratch(Der *d)
 	p->smem_used += grow;
 	p->smem_bytes += grow;
 	if (p->smem_bytes > d->ti->smem_per_block) {
-		Diag *g = low_err(d, "CK-LOW-004", d->k->span, "kernel '%s' needs %lld bytes of shared memory, %lld of them the lowering's trisolve scratch; sm_90a allows %lld per block",
-		                  d->k->name, p->smem_bytes, total, d->ti->smem_per_block);
+		Diag *g = low_err(d, "CK-LOW-004", d->k->span, "kernel '%s' needs %lld bytes of shared memory, %lld of them the lowering's trisolve scratch (passes of %d columns); sm_90a allows %lld per block",
+		                  d->k->name, p->smem_bytes, total, q.pass ? q.pass : 0, d->ti->smem_per_block);
 		diag_set(&g->condition, "smem_bytes <= %lld", d->ti->smem_per_block);
 		diag_set(&g->hint, "reduce the pipeline stages or the shared buffers");
 	}
@@ -1567,8 +1593,12 @@ void plan_print(StrBuf *out, const Plan *p)
 				          role, split, f->wg_cols, f->regs_per_thread);
 		}
 	}
-	if (p->scratch_bytes)
+	if (p->scratch_bytes) {
 		sb_printf(out, "\nlowering scratch (trisolve transposes): %lld bytes at offset %lld\n", p->scratch_bytes, p->scratch_offset);
+		for (int r = 0; r < p->nroles; r++)
+			if (p->scratch_role[r] >= 0)
+				sb_printf(out, "  role %-8s offset %-7lld passes of %d columns\n", p->roles[r].name, p->scratch_role[r], p->scratch_cols[r]);
+	}
 	sb_puts(out, "\nkernel arguments (in order)\n");
 	static const char *kinds[] = {"tensor-map", "pointer", "dim", "scalar", "debug"};
 	for (int i = 0; i < p->nargs; i++)

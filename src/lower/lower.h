@@ -273,6 +273,9 @@ typedef struct Plan {
 	                             * base and bytes, included in smem_used/smem_bytes; 0 bytes: none */
 	long long scratch_bytes;
 	long long *scratch_role;    /* per role (Plan.roles index): the offset of its part, -1 none */
+	int *scratch_cols;          /* per role: the columns a trisolve pass solves (its right-hand
+	                             * side is solved in passes of at most this many columns, fewer
+	                             * than all when the full width would not fit the limit) */
 	/* TMA */
 	PlanTmap *tmaps;
 	int ntmaps;

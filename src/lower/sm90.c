@@ -487,6 +487,12 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	                M == f->rows && N == f->cols;
 	/* an N-major B is read from the warpgroup's first column in whole atoms */
 	bool nmaj_ok = tb || ((n0mult * 2) % SB == 0 && (f->wg_cols * 2 <= SB || (f->wg_cols * 2) % SB == 0));
+	if (ok_shape && KB == K && !nmaj_ok) {
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma reads an N-major B in whole swizzle atoms of %d columns, but each warpgroup's %lld columns of %s start inside one",
+		                 SB / 2, f->wg_cols, B->name);
+		diag_set(&d->hint, "give each warpgroup a multiple of %d columns, or store the transposed tile and read it K-major (written %s^T)", SB / 2, B->name);
+		return;
+	}
 	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit || !nmaj_ok) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
 		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);

@@ -135,8 +135,9 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 }
 
 /* The element loop writing acc-layout value `val` (over tile ref) into the f32 array at C
- * expression `arr` with row stride ld: one warpgroup writes a replicated (unsplit) tile. */
-static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld)
+ * expression `arr` with row stride ld: one warpgroup writes a replicated (unsplit) tile.
+ * With pass (a C expression) the columns pass * P .. pass * P + P - 1 only, at column - pass * P. */
+static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld, const char *pass, long long P)
 {
 	const PlanRole *r = &e->p->roles[e->role];
 	bool once = ref->split == SPLIT_NONE && r->nwg > 1;
@@ -144,11 +145,19 @@ static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char 
 	const char *c0 = ref->split == SPLIT_N && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_cols) : "";
 	sm90_line(e, "%s{", once ? "if (role_wg == 0u) " : "");
 	e->ind++;
-	sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u);", r0, c0);
+	if (pass)
+		sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u) - %s * %lld;", r0, c0, pass, P);
+	else
+		sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u);", r0, c0);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
 	sm90_acc_decode(e, ref);
-	sm90_line(e, "\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
+	if (pass) {
+		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)   /* this pass's columns */", P);
+		sm90_line(e, "\t\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
+	} else {
+		sm90_line(e, "\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
+	}
 	sm90_line(e, "}");
 	e->ind--;
 	sm90_line(e, "}");
@@ -176,18 +185,29 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		return;
 	}
 	int ri = e->role;
-	long long ldx = C + 1;   /* a padded row: the column reads of consecutive threads stay conflict-free */
+	long long P = e->p->scratch_cols[ri] && e->p->scratch_cols[ri] < C ? e->p->scratch_cols[ri] : C;
+	while (C % P)
+		P /= 2;
+	long long npass = C / P;
+	long long ldx = P + 1;   /* a padded row: the column reads of consecutive threads stay conflict-free */
 	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
-	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back", R));
+	const char *pass = npass > 1 ? "ps_" : NULL;
+	sm90_ir_comment(e, s->span, npass > 1 ? arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back; %lld passes of %lld columns (the scratch that fits)", R, npass, P)
+	                                      : arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back", R));
 	sm90_line(e, "{");
 	e->ind++;
 	sm90_line(e, "const u32 lane_ = threadIdx.x %% 32u;");
 	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L: %lld x %lld f32 (the lowering's scratch) */", off, R, R);
 	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * R, R, ldx);
-	acc_scatter(e, sb_str(&lv), lf, "tl_", R);
-	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx);
+	acc_scatter(e, sb_str(&lv), lf, "tl_", R, NULL, 0);
+	if (npass > 1) {
+		sm90_line(e, "#pragma unroll 1");
+		sm90_line(e, "for (int ps_ = 0; ps_ < %lld; ++ps_) {   /* columns ps_ * %lld .. ps_ * %lld + %lld */", npass, P, P, P - 1);
+		e->ind++;
+	}
+	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, pass, P);
 	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
-	sm90_line(e, "for (int col_ = %s; col_ < %lld; col_ += %d) {   /* this thread's columns */", tl, C, r->nthreads);
+	sm90_line(e, "for (int col_ = %s; col_ < %lld; col_ += %d) {   /* this thread's columns */", tl, P, r->nthreads);
 	sm90_line(e, "\tfloat x_[%lld];", R);
 	sm90_line(e, "\t#pragma unroll");
 	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_)", R);
@@ -210,15 +230,25 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	e->ind++;
 	const char *r0 = dst->split == SPLIT_M && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", dst->wg_rows) : "";
 	const char *c0 = dst->split == SPLIT_N && r->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", dst->wg_cols) : "";
-	sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u);", r0, c0);
+	sm90_line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u), col0_ = %s2 * (int)(lane_ %% 4u)%s;", r0, c0,
+	          pass ? arena_printf(&e->c->arena, " - ps_ * %lld", P) : "");
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", dst->regs_per_thread);
 	sm90_acc_decode(e, dst);
-	sm90_line(e, "\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+	if (pass) {
+		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)", P);
+		sm90_line(e, "\t\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+	} else {
+		sm90_line(e, "\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+	}
 	sm90_line(e, "}");
 	e->ind--;
 	sm90_line(e, "}");
 	sm90_line(e, "named_bar_sync(%du, %du);   /* the scratch is free again */", ri + 1, r->nthreads);
+	if (npass > 1) {
+		e->ind--;
+		sm90_line(e, "}");
+	}
 	e->ind--;
 	sm90_line(e, "}");
 	sb_free(&lv), sb_free(&bv);

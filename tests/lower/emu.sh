@@ -116,15 +116,16 @@ if "$CAKE" build tests/corpus/good/acc_smem_roundtrip.cake --emit=cuda -o "$d/k.
 else
 	bad "acc_smem_roundtrip B=2: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
 fi
-# acc_case NAME FILE MODE VARS...: an accumulator-layout corpus kernel against tests/lower/acc_emu.c
-# (acc_emu gen-MODE / check-MODE DIR B SEED; the driver gets B and VARS)
+# acc_case NAME FILE MODE B SEED VARS...: an accumulator-layout corpus kernel (KERNEL=name picks
+# one of the file's kernels) against tests/lower/acc_emu.c (acc_emu gen-MODE / check-MODE DIR B
+# SEED; the driver gets B and VARS)
 acc_case() {
 	nm=$1 f=$2 mode=$3 B=$4 seed=$5
 	shift 5
 	d=$TMP/$nm
 	mkdir -p "$d"
 	[ -n "${MUTATE:-}" ] && mut=1 || mut=0
-	if "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" && { [ $mut -eq 0 ] || sed -i "$MUTATE" "$d/k.cu"; } &&
+	if "$CAKE" build "$f" ${KERNEL:+--kernel "$KERNEL"} --emit=cuda -o "$d/k.cu" 2>"$d/err" && { [ $mut -eq 0 ] || sed -i "$MUTATE" "$d/k.cu"; } &&
 	   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" && g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
 	   "$TMP/acc_emu" "gen-$mode" "$d" "$B" "$seed" && "$d/drv" "$d" B="$B" "$@" >"$d/run" 2>&1; then
 		"$TMP/acc_emu" "check-$mode" "$d" "$B" "$seed" >"$d/chk" 2>&1
@@ -146,9 +147,11 @@ acc_case acc_rows tests/corpus/good/acc_rows.cake rows 2 13
 # ... and it must be able to fail: the other warpgroup's partial row results ignored
 MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]/' acc_case acc_rows tests/corpus/good/acc_rows.cake rows 1 14
 # trisolve: forward substitution through the lowering's shared scratch (unit and non-unit diagonals)
-acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
+KERNEL=acc_trisolve acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
 # ... and it must be able to fail: the diagonal no longer divides
-MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+KERNEL=acc_trisolve MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+# the same in 4 passes of 32 columns (the scratch that fits next to a 200 KB buffer)
+KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_trisolve.cake tri 2 19
 # wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
 # an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
