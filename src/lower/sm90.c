@@ -37,10 +37,15 @@
  *              2*(lane%4)), converted and stored as 4-byte pairs.
  *
  *   fragments  element-wise math, broadcasts and row reductions (with quad
- *              shuffles) over the accumulator-derived register layouts of
- *              lower.h (FragLayout); vector loads/stores of row and column
- *              vectors; whole shared buffers read into registers with the
- *              swizzle undone.
+ *              shuffles; across the warpgroups of a `split n` tile through
+ *              shared memory) over the accumulator-derived register layouts of
+ *              lower.h (FragLayout); the row values a statement reads from
+ *              other threads (nested reductions, l2norm's scale, vectors
+ *              broadcast in the other orientation) computed before its loop;
+ *              vector loads/stores of row and column vectors; whole shared
+ *              buffers read into registers with the swizzle undone, in column
+ *              panels when the rows are wider than the span (the wgmma operand
+ *              layout). The scan and the triangular solve are in sm90_acc.c.
  *   SIMT       element reads of global tensors in scalar expressions and the
  *              thread-distributed vectors (FRAG_VEC) of roles without an
  *              accumulator are emitted by sm90_vec.c (sm90_int.h); this file

@@ -7,6 +7,8 @@
  * global tensors in scalar expressions (`let lo = Offsets[c]`) and loads,
  * stores and element-wise math of FRAG_VEC fragments (lower.h).
  * sm90_tile.c emits the thread tiles (`lanes`) and their row and column vectors.
+ * sm90_acc.c emits the accumulator-layout primitives that move data between
+ * threads through shuffles and shared memory (cumsum down the rows, trisolve).
  * sm90_prelude.c writes the PTX helper library in front of the kernel, from
  * the need_* flags the body emission left in Em. They share the emitter
  * state Em and a few output helpers declared here. Not part of
