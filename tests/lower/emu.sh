@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/lower/emu.sh — the SIMT kernels of kernels/kda/ executed on the CPU emulator.
+# tests/lower/emu.sh — the SIMT kernels of kernels/kda/, the accumulator-layout corpus
+# kernels and the chunked KDA prefill sketch executed on the CPU emulator.
 #
 #   CAKE=bin/cake sh tests/lower/emu.sh
 #
@@ -157,6 +158,38 @@ KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_tr
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
 # ... and it must be able to fail: the K steps no longer move to the second panel
 MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
+# the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
+# every primitive above, against the float64 recurrence with the kda family's tolerance
+# (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
+chunk() {
+	B=$1 T=$2 H=$3 seed=$4 want=${5:-0}
+	f=tests/corpus/good/kda_prefill_chunk.cake
+	d=$TMP/chunk.$seed
+	mkdir -p "$d"
+	label="kda_prefill_chunk B=$B T=$T H=$H"
+	if ! "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" || ! "$CAKE" build "$f" --emit=plan -o "$d/plan" 2>>"$d/err"; then
+		bad "$label: cake build failed"; grep error "$d/err" | head -5; return
+	fi
+	[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/k.cu"
+	if ! python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" "$d/plan" 2>"$d/err" ||
+	   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>"$d/err"; then
+		bad "$label: the emulator driver does not build"; sed 's/^/    /' "$d/err" | head -10; return
+	fi
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv || { bad "$label: gen"; return; }
+	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" >"$d/run" 2>&1; then
+		bad "$label: the emulated kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv >"$d/chk" 2>&1
+	rc=$?
+	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
+	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
+	rm -rf "$d"
+}
+chunk 2 256 2 22
+chunk 1 128 3 24
+# ... and it must be able to fail: the state no longer decays between chunks
+MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_]);/' chunk 1 192 1 25 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

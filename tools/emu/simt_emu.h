@@ -5,9 +5,12 @@
  * GPU execute the kernels that use only SIMT work — thread tiles, thread vectors,
  * element reads, warp shuffles, named barriers, __shared__ scratch — so their
  * layouts, shuffle trees and index arithmetic are checked against the float64
- * oracles, not just compiled. Kernels with TMA or mbarrier waits are out of scope
- * (their helpers are not defined here, so such a kernel fails to build). wgmma is
- * modelled (emu_wgmma below): the operands are read from shared memory by the PTX
+ * oracles, not just compiled. TMA loads and mbarriers are modelled too (below):
+ * a TMA copies its box at once, zero-filling what lies outside the tensor and
+ * swizzling like the hardware, and completes its transaction bytes on the barrier;
+ * an mbarrier counts arrivals and bytes per phase and flips its phase bit, and a wait
+ * yields until the phase it waits for has completed. The tensor maps are built by
+ * the driver from the kernel's plan (mkdriver.py). wgmma is modelled (emu_wgmma below): the operands are read from shared memory by the PTX
  * ISA's canonical layouts — the descriptor's start address, leading and stride byte
  * offsets and swizzle mode, K-major or MN-major — independently of how the Cake
  * lowering wrote them, and the product is formed at once (the asynchrony, fences and
@@ -63,6 +66,9 @@ static long long progress = 0;
 /* barriers: id -> (arrived, generation); slot storage for shuffles per warp */
 struct Bar { int arrived = 0; long long gen = 0; int need = 0; };
 static Bar bars[128];
+/* mbarriers (modelled below), by shared-memory offset */
+struct Mbar { int count = 0, pending = 0; long long tx = 0; u32 phase = 0; };
+static std::vector<std::pair<u32, Mbar>> mbars;
 static uint64_t slots[32][32];
 
 static inline void yield() { swapcontext(&th[cur].ctx, &sched); }
@@ -91,6 +97,7 @@ static bool run_cta(unsigned nthreads)
 	th.assign(nthreads, Thread());
 	for (int i = 0; i < 128; i++)
 		bars[i] = Bar();
+	mbars.clear();
 	for (unsigned i = 0; i < nthreads; i++) {
 		Thread &t = th[i];
 		t.tid = i;
@@ -174,7 +181,47 @@ static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_smem + a, 4); ret
 static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_smem + a, &v, 4); }
 static inline void fence_mbarrier_init() {}
 static inline void fence_proxy_async() {}
-static inline void mbar_init(u32, u32) {}
+
+/* ---- mbarriers: per shared address, the arrivals still expected in the current phase, the
+ * transaction bytes still expected, the phase bit ---- */
+namespace emu {
+static Mbar &mbar(u32 a)
+{
+	for (auto &m : mbars)
+		if (m.first == a)
+			return m.second;
+	fprintf(stderr, "simt_emu: mbarrier at shared offset %u used before mbar_init\n", a);
+	exit(3);
+}
+static void mbar_step(Mbar &m)
+{
+	progress++;
+	if (m.pending <= 0 && m.tx <= 0) {   /* the phase completes */
+		m.phase ^= 1u;
+		m.pending = m.count;
+		m.tx = 0;
+	}
+}
+}  // namespace emu
+static inline void mbar_init(u32 bar, u32 count)
+{
+	for (auto &m : emu::mbars)
+		if (m.first == bar) {
+			m.second = emu::Mbar{(int)count, (int)count, 0, 0};
+			return;
+		}
+	emu::mbars.push_back({bar, emu::Mbar{(int)count, (int)count, 0, 0}});
+}
+static inline void mbar_arrive_cnt(u32 bar, u32 n) { emu::Mbar &m = emu::mbar(bar); m.pending -= (int)n; emu::mbar_step(m); }
+static inline void mbar_arrive(u32 bar) { mbar_arrive_cnt(bar, 1); }
+static inline void mbar_arrive_expect_tx(u32 bar, u32 bytes) { emu::Mbar &m = emu::mbar(bar); m.tx += bytes; m.pending -= 1; emu::mbar_step(m); }
+static inline void mbar_wait(u32 bar, u32 parity)
+{
+	while (emu::mbar(bar).phase == parity)   /* the phase of this parity has not completed yet */
+		emu::yield();
+}
+template <int R> static inline void setmaxnreg_inc() {}
+template <int R> static inline void setmaxnreg_dec() {}
 static inline float bf16lo_f32(u32 v) { return __uint_as_float(v << 16); }
 static inline float bf16hi_f32(u32 v) { return __uint_as_float(v & 0xffff0000u); }
 static inline float f16lo_f32(u32 v)
@@ -213,6 +260,57 @@ static inline void st_global_v2(void *p, const u32 *w) { memcpy(p, w, 8); }
 static inline void st_global_v4(void *p, const u32 *w) { memcpy(p, w, 16); }
 static inline void red_add_f32(float *p, float v) { *p += v; }
 static inline void red_add_s32(int *p, int v) { *p += v; }
+
+/* ---- TMA loads: a tensor map as the driver builds it from the plan (mkdriver.py) ---- */
+struct CUtensorMap {
+	const unsigned char *base;   /* the tensor */
+	int rank, esz;               /* dimensions, bytes per element */
+	long long dims[5];           /* extents, innermost first */
+	long long strides[5];        /* byte strides, innermost first (strides[0] = esz) */
+	int box[5];                  /* box extents, innermost first */
+	int swizzle;                 /* 0, 32, 64 or 128 bytes */
+};
+static inline void tma_prefetch(const CUtensorMap *) {}
+static void emu_tma(u32 dst, const CUtensorMap *m, u32 bar, const int *c)
+{
+	long long n = 1, bytes;
+	for (int d = 0; d < m->rank; d++)
+		n *= m->box[d];
+	bytes = n * m->esz;
+	u32 mask = m->swizzle == 128 ? 7u : m->swizzle == 64 ? 3u : m->swizzle == 32 ? 1u : 0u;
+	for (long long i = 0; i < n; i++) {
+		long long r = i, off = 0;
+		bool in = true;
+		for (int d = 0; d < m->rank; d++) {
+			long long x = c[d] + r % m->box[d];
+			r /= m->box[d];
+			in = in && x >= 0 && x < m->dims[d];
+			off += x * m->strides[d];
+		}
+		u32 o = (u32)(i * m->esz);
+		o ^= ((o >> 7) & mask) << 4;
+		if (in)
+			memcpy(emu_smem + dst + o, m->base + off, (size_t)m->esz);
+		else
+			memset(emu_smem + dst + o, 0, (size_t)m->esz);
+	}
+	emu::Mbar &b = emu::mbar(bar);
+	b.tx -= bytes;
+	emu::mbar_step(b);
+}
+static inline void tma_load_1d(u32 dst, const CUtensorMap *m, u32 bar, int c0) { int c[1] = {c0}; emu_tma(dst, m, bar, c); }
+static inline void tma_load_2d(u32 dst, const CUtensorMap *m, u32 bar, int c0, int c1) { int c[2] = {c0, c1}; emu_tma(dst, m, bar, c); }
+static inline void tma_load_3d(u32 dst, const CUtensorMap *m, u32 bar, int c0, int c1, int c2) { int c[3] = {c0, c1, c2}; emu_tma(dst, m, bar, c); }
+static inline void tma_load_4d(u32 dst, const CUtensorMap *m, u32 bar, int c0, int c1, int c2, int c3)
+{
+	int c[4] = {c0, c1, c2, c3};
+	emu_tma(dst, m, bar, c);
+}
+static inline void tma_load_5d(u32 dst, const CUtensorMap *m, u32 bar, int c0, int c1, int c2, int c3, int c4)
+{
+	int c[5] = {c0, c1, c2, c3, c4};
+	emu_tma(dst, m, bar, c);
+}
 
 /* ---- wgmma.mma_async m64nNk16 (bf16 / f16 inputs, f32 accumulators): a model ---- */
 static inline u64 wgmma_desc(u32 saddr, u32 lbo, u32 sbo, u32 layout)
