@@ -1068,16 +1068,20 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	const char *tl = ro->thread_lo ? arena_printf(&e->c->arena, "(threadIdx.x - %du)", ro->thread_lo) : "threadIdx.x";
 	if (r) {   /* column vector: one quad (per warpgroup when it is split) writes it */
 		bool split = vf->split == SPLIT_N && ro->nwg > 1;
-		line(e, "if (%s%s < 4u)", tl, split ? " % 128u" : "");
+		line(e, "if (%s%s < 4u) {", tl, split ? " % 128u" : "");
+		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", vf->regs_per_thread);
 		line(e, "\t\trv%d_[%s8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = %s;", id,
 		     split ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", vf->wg_cols) : "", sb_str(&val));
+		line(e, "}");
 	} else {   /* row vector: lane 0 of each quad (of one warpgroup when it is replicated) writes its rows */
 		bool split = vf->split == SPLIT_M && ro->nwg > 1;
-		line(e, "if (lane_ %% 4u == 0u%s)", split || ro->nwg < 2 ? "" : " && role_wg == 0u");
+		line(e, "if (lane_ %% 4u == 0u%s) {", split || ro->nwg < 2 ? "" : " && role_wg == 0u");
+		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_)", vf->regs_per_thread);
 		line(e, "\t\trv%d_[%s(r_ / 2) * 64 + (r_ %% 2) * 8 + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u)] = %s;", id,
 		     split ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", vf->wg_rows) : "", sb_str(&val));
+		line(e, "}");
 	}
 	line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);
 	line(e, "#pragma unroll");
@@ -1301,12 +1305,14 @@ static bool emit_row_fold(Em *e, const char *n, const Expr *arg, bool square, co
 		line(e, "__shared__ %s rw%d_[%d][%lld];", ty, id, r->nwg, ref->wg_rows);
 		if (argv)
 			line(e, "__shared__ int rwi%d_[%d][%lld];", id, r->nwg, ref->wg_rows);
-		line(e, "if (lane_ %% 4u == 0u)");
+		line(e, "if (lane_ %% 4u == 0u) {");
+		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
 		line(e, "\t\trw%d_[role_wg][%s] = %s[r_];", id, row, vname);
 		if (argv)
 			line(e, "\t\trwi%d_[role_wg][%s] = %s[r_];", id, row, iname);
 		line(e, "\t}");
+		line(e, "}");
 		line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
 		line(e, "#pragma unroll");
 		line(e, "for (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
@@ -1406,9 +1412,11 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
 	const char *w0 = all_warps ? "0" : arena_printf(&e->c->arena, "(%s / 4 * 4)", wr);
 	line(e, "__shared__ %s cs%d_[%d][%lld];   /* per warp of role %s: its column totals */", ty, id, r->nwarps, ref->wg_cols, r->name);
-	line(e, "if (lane_ < 4u)");
+	line(e, "if (lane_ < 4u) {");
+	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", n);
 	line(e, "\t\tcs%d_[%s][8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = v_[c_];", id, wr);
+	line(e, "}");
 	line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
 	line(e, "#pragma unroll");
 	line(e, "for (int c_ = 0; c_ < %d; ++c_) {", n);

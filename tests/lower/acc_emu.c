@@ -24,6 +24,8 @@
  *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
+ *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
+ *   acc_emu check-gemm DIR M SEED  C against float64 products, within bf16 rounding of the result
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -372,8 +374,49 @@ static int wgmma_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+static int gemm_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long M = atoll(argv[3]), N = 256, K = 384;
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
+	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);
+	if (!strcmp(argv[1], "gen-gemm")) {
+		wr(dir, "A", A, 2 * (size_t)(M * K)), wr(dir, "B", Bm, 2 * (size_t)(N * K));
+		float *a = nanbuf((size_t)(M * N));
+		wr(dir, "C", a, 2 * (size_t)(M * N));
+		free(a), free(A), free(Bm);
+		return 0;
+	}
+	char path[1024];
+	snprintf(path, sizeof path, "%s/C.out", dir);
+	FILE *f = fopen(path, "rb");
+	uint16_t *C = malloc(2 * (size_t)(M * N));
+	if (!f || fread(C, 2, (size_t)(M * N), f) != (size_t)(M * N))
+		exit(2);
+	fclose(f);
+	int bad = 0;
+	for (long long i = 0; i < M; i++)
+		for (long long j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (long long k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
+				sum += t, abs += fabs(t);
+			}
+			double c = oracle_bf16_to_f32(C[i * N + j]);
+			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
+		}
+	printf("gemm: %d bad elements of %lld%s\n", bad, M * N, bad ? " FAIL" : "");
+	free(C), free(A), free(Bm);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-gemm"))
+		return gemm_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-wgmma"))
 		return wgmma_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-tri"))

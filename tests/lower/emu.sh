@@ -127,7 +127,8 @@ acc_case() {
 	mkdir -p "$d"
 	[ -n "${MUTATE:-}" ] && mut=1 || mut=0
 	if "$CAKE" build "$f" ${KERNEL:+--kernel "$KERNEL"} --emit=cuda -o "$d/k.cu" 2>"$d/err" && { [ $mut -eq 0 ] || sed -i "$MUTATE" "$d/k.cu"; } &&
-	   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" && g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
+	   "$CAKE" build "$f" ${KERNEL:+--kernel "$KERNEL"} --emit=plan -o "$d/plan" 2>>"$d/err" &&
+	   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" "$d/plan" && g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
 	   "$TMP/acc_emu" "gen-$mode" "$d" "$B" "$seed" && "$d/drv" "$d" B="$B" "$@" >"$d/run" 2>&1; then
 		"$TMP/acc_emu" "check-$mode" "$d" "$B" "$seed" >"$d/chk" 2>&1
 		rc=$?
@@ -158,6 +159,9 @@ KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_tr
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
 # ... and it must be able to fail: the K steps no longer move to the second panel
 MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
+# the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
+# TMA ring, K-major wgmma, two consumer warpgroups)
+acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
 # the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
 # every primitive above, against the float64 recurrence with the kda family's tolerance
 # (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
