@@ -350,7 +350,9 @@ static void derive_smem(Der *d)
 		if (b->wgmma_operand) {
 			b->desc_layout = b->swizzle == SWZ_128B ? 1 : b->swizzle == SWZ_64B ? 2 : b->swizzle == SWZ_32B ? 3 : 0;
 			b->desc_lbo = 16;
-			b->desc_sbo = 8 * b->row_bytes;
+			/* 8 rows of one swizzle span: rows wider than the span are column panels (sm90.c) */
+			int span = swizzle_bytes(b->swizzle);
+			b->desc_sbo = 8 * (span && b->row_bytes > span ? span : b->row_bytes);
 		}
 	}
 	for (int i = 0; i < p->nbarriers; i++)
