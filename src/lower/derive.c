@@ -350,7 +350,9 @@ static void derive_smem(Der *d)
 		if (b->wgmma_operand) {
 			b->desc_layout = b->swizzle == SWZ_128B ? 1 : b->swizzle == SWZ_64B ? 2 : b->swizzle == SWZ_32B ? 3 : 0;
 			b->desc_lbo = 16;
-			b->desc_sbo = 8 * b->row_bytes;
+			/* 8 rows of one swizzle span: rows wider than the span are column panels (sm90.c) */
+			int span = swizzle_bytes(b->swizzle);
+			b->desc_sbo = 8 * (span && b->row_bytes > span ? span : b->row_bytes);
 		}
 	}
 	for (int i = 0; i < p->nbarriers; i++)
@@ -850,6 +852,142 @@ static void lay_stmts(LayQ *q, Stmt **ss, int n)
 	}
 }
 
+/* Column vectors against `split n` tiles. A column vector (FRAG_COL) lines up with the
+ * columns of the tiles it meets: broadcast with cols(v) over a tile, or produced by
+ * colsum/colmax of one. When that tile is `split n` over several warpgroups, each
+ * warpgroup holds only its columns of the tile, so the vector is split the same way
+ * (index 2j + e holds column role_wg * wg_cols + 8j + 2(l%4) + e); against an unsplit
+ * (or `split m`) tile it holds every column. The tile that fixes the columns of a
+ * statement is the assigned fragment when it is rank 2, else the first rank-2 fragment
+ * read; element-wise assignments between column vectors share the marks. A vector that
+ * meets both kinds of tile has no one layout (CK-LOW-009). */
+typedef struct ColQ {
+	LayQ *q;
+	const Plan *p;
+	const Sched *m;
+	signed char *mark;   /* 0 unknown, 1 split n, 2 every column */
+	int *conflict;       /* a frag number, -1 none */
+	bool changed;
+} ColQ;
+
+/* The first rank-2, non-tile fragment read in x (not inside sum()), or -1. */
+static int col_ctx_tile(ColQ *cq, const Expr *x)
+{
+	if (!x || (x->kind == E_CALL && x->name && strcmp(x->name, "sum") == 0))
+		return -1;
+	int f = frag_num(cq->q, x);
+	if (f >= 0) {
+		const Decl *fd = cq->q->frags->data[f];
+		return fd->rank == 2 && !fd->lanes ? f : -1;
+	}
+	int r = col_ctx_tile(cq, x->lhs);
+	if (r < 0)
+		r = col_ctx_tile(cq, x->rhs);
+	for (int i = 0; r < 0 && i < x->nargs; i++)
+		r = col_ctx_tile(cq, x->args[i]);
+	return r;
+}
+
+static int col_mark_of_tile(ColQ *cq, int t)
+{
+	const Decl *td = cq->q->frags->data[t];
+	int role = cq->m->frags[t].role;
+	int nwg = role >= 0 ? cq->p->roles[role].nwg : 0;
+	return td->split == SPLIT_N && nwg > 1 ? 1 : 2;
+}
+
+static void col_mark(ColQ *cq, int f, int v)
+{
+	if (f < 0 || v <= 0 || cq->q->lay[f] != FRAG_COL)
+		return;
+	if (cq->mark[f] == 0) {
+		cq->mark[f] = (signed char)v;
+		cq->changed = true;
+	} else if (cq->mark[f] != v && *cq->conflict < 0) {
+		*cq->conflict = f;
+	}
+}
+
+/* Mark the column vectors read directly (not through reductions or broadcasts) in x. */
+static void col_mark_reads(ColQ *cq, const Expr *x, int v)
+{
+	if (!x)
+		return;
+	int f = frag_num(cq->q, x);
+	if (f >= 0) {
+		if (((Decl *)cq->q->frags->data[f])->rank == 1)
+			col_mark(cq, f, v);
+		return;
+	}
+	if (x->kind == E_CALL && x->name && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 ||
+	                                     strncmp(x->name, "col", 3) == 0 || strcmp(x->name, "sum") == 0))
+		return;
+	col_mark_reads(cq, x->lhs, v);
+	col_mark_reads(cq, x->rhs, v);
+	for (int i = 0; i < x->nargs; i++)
+		col_mark_reads(cq, x->args[i], v);
+}
+
+/* The mark shared by the column vectors read directly in x (0 if none is marked). */
+static int col_reads_mark(ColQ *cq, const Expr *x)
+{
+	if (!x)
+		return 0;
+	int f = frag_num(cq->q, x);
+	if (f >= 0)
+		return ((Decl *)cq->q->frags->data[f])->rank == 1 && cq->q->lay[f] == FRAG_COL ? cq->mark[f] : 0;
+	if (x->kind == E_CALL && x->name && (strcmp(x->name, "rows") == 0 || strcmp(x->name, "cols") == 0 || strncmp(x->name, "row", 3) == 0 ||
+	                                     strncmp(x->name, "col", 3) == 0 || strcmp(x->name, "sum") == 0))
+		return 0;
+	int v = col_reads_mark(cq, x->lhs);
+	if (!v)
+		v = col_reads_mark(cq, x->rhs);
+	for (int i = 0; !v && i < x->nargs; i++)
+		v = col_reads_mark(cq, x->args[i]);
+	return v;
+}
+
+/* cols(arg) anywhere in x: the column vectors in arg take the tile's mark v. */
+static void col_broadcasts(ColQ *cq, const Expr *x, int v)
+{
+	if (!x || (x->kind == E_CALL && x->name && strcmp(x->name, "sum") == 0))
+		return;
+	if (x->kind == E_CALL && x->name && x->nargs == 1 && strcmp(x->name, "cols") == 0)
+		col_mark_reads(cq, x->args[0], v);
+	col_broadcasts(cq, x->lhs, v);
+	col_broadcasts(cq, x->rhs, v);
+	for (int i = 0; i < x->nargs; i++)
+		col_broadcasts(cq, x->args[i], v);
+}
+
+static void col_stmts(ColQ *cq, Stmt **ss, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = ss[i];
+		if ((s->kind == S_ASSIGN || s->kind == S_STORE || s->kind == S_ATOMIC) && s->src) {
+			int dst = s->kind == S_ASSIGN && s->nlhs >= 1 ? frag_num(cq->q, s->lhs[0]) : -1;
+			const Decl *dd = dst >= 0 ? cq->q->frags->data[dst] : NULL;
+			int t = dd && dd->rank == 2 && !dd->lanes ? dst : col_ctx_tile(cq, s->src);
+			if (t >= 0)
+				col_broadcasts(cq, s->src, col_mark_of_tile(cq, t));
+			const Expr *x = s->src;
+			if (dd && dd->rank == 1 && s->nlhs == 1 && cq->q->lay[dst] == FRAG_COL) {
+				if (x->kind == E_CALL && x->name && x->nargs == 1 && (strcmp(x->name, "colsum") == 0 || strcmp(x->name, "colmax") == 0)) {
+					int rt = col_ctx_tile(cq, x->args[0]);
+					if (rt >= 0)
+						col_mark(cq, dst, col_mark_of_tile(cq, rt));
+				} else if (t < 0) {   /* element-wise over column vectors: one layout for all of them */
+					int v = cq->mark[dst] ? cq->mark[dst] : col_reads_mark(cq, x);
+					col_mark(cq, dst, v);
+					col_mark_reads(cq, x, v);
+				}
+			}
+		}
+		col_stmts(cq, s->body, s->nbody);
+		col_stmts(cq, s->els, s->nels);
+	}
+}
+
 /* The layout of a thread tile (FRAG_TILE) or of a vector of a role that owns
  * tiles (FRAG_TROW, FRAG_TCOL), lower.h: rows dealt to the W warps, G = 32 / L
  * rows per warp per pass, each row over L lanes, P = cols / L columns per lane.
@@ -934,6 +1072,20 @@ static void derive_frags(Der *d)
 		else if (fd->rank == 1 && lay[i] < 0 && !lay_owner_has_acc(&q, i))
 			lay[i] = FRAG_VEC;
 	}
+	signed char *cmark = arena_alloc(&d->c->arena, (size_t)(v.len + 1));
+	int conflict = -1;
+	ColQ cq = {&q, p, m, cmark, &conflict, true};
+	for (int it = 0; cq.changed && it < 64; it++) {
+		cq.changed = false;
+		col_stmts(&cq, k->body, k->nbody);
+	}
+	if (conflict >= 0) {
+		Decl *fd = v.data[conflict];
+		Diag *g = low_err(d, "CK-LOW-009", fd->span, "column vector '%s' lines up with a `split n` tile (each warpgroup holding its columns) and with a tile whose columns every warpgroup holds; the sm_90a lowering gives a vector one layout",
+		                  fd->name);
+		diag_set(&g->resource, "%s", fd->name);
+		diag_set(&g->hint, "use one column vector per kind of tile (load or compute it twice)");
+	}
 	p->nfrags = v.len;
 	p->frags = arena_alloc(&d->c->arena, sizeof(PlanFrag) * (size_t)(v.len ? v.len : 1));
 	for (int i = 0; i < v.len; i++) {
@@ -1007,15 +1159,103 @@ static void derive_frags(Der *d)
 				f->regs_per_thread = 0;
 			}
 		} else {
-			/* a per-column vector: [len], len = the accumulator's columns */
+			/* a per-column vector: [len], len = the accumulator's columns; against `split n`
+			 * tiles each warpgroup holds its part (ColQ above) */
 			f->layout = FRAG_COL;
 			f->wg_cols = f->wg_rows;
 			f->wg_rows = 1;
 			f->mtiles = 0;
+			if (cmark[i] == 1 && rows % nwg == 0) {
+				f->split = SPLIT_N;
+				f->wg_cols = rows / nwg;
+			}
 			f->regs_per_thread = f->wg_cols % 8 == 0 ? (int)(f->wg_cols / 4) : 0;
 		}
 	}
 	vec_free(&v);
+}
+
+/* ---- shared scratch of the lowering ----
+ *
+ * trisolve(L, B) into a [R, C] accumulator-layout fragment transposes through shared
+ * memory (sm90_acc.c): L as R x R f32 and the right-hand side as R x (P + 1) f32, one
+ * column per thread while it solves, P columns at a time. The region is placed after the
+ * barriers, 16-byte aligned, one part per role that solves, sized for its largest trisolve
+ * (a role's solves never overlap: each ends with a barrier over the role), and counted in
+ * the shared memory the launch requests. P is all of C when that fits the limit; otherwise
+ * it is halved (while it divides C evenly, down to 8 columns) until the scratch fits, and
+ * the solve runs in C / P passes; what still does not fit is CK-LOW-004. */
+typedef struct ScratchQ {
+	Der *d;
+	int pass;                /* the pass width tried (0: every column at once) */
+	long long *role_bytes;   /* per role */
+	int *role_cols;          /* per role: the widest pass it uses */
+} ScratchQ;
+
+static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
+{
+	ScratchQ *q = st;
+	const Plan *p = q->d->p;
+	if (s->kind != S_ASSIGN || s->nlhs != 1 || !s->src || s->src->kind != E_CALL || !s->src->name || strcmp(s->src->name, "trisolve") != 0 ||
+	    !s->lhs[0] || s->lhs[0]->kind != E_IDENT)
+		return;
+	int fi = plan_frag_index(p, s->lhs[0]->name);
+	if (fi < 0 || p->frags[fi].role < 0)
+		return;
+	const PlanFrag *f = &p->frags[fi];
+	long long P = q->pass && q->pass < f->cols ? q->pass : f->cols;
+	while (f->cols % P)
+		P /= 2;
+	long long b = 4 * (f->rows * f->rows + f->rows * (P + 1));
+	b = (b + 15) / 16 * 16;
+	if (b > q->role_bytes[f->role])
+		q->role_bytes[f->role] = b;
+	if (P > q->role_cols[f->role])
+		q->role_cols[f->role] = (int)P;
+	(void)w;
+}
+
+static void derive_scratch(Der *d)
+{
+	Plan *p = d->p;
+	size_t nr = (size_t)(p->nroles + 1);
+	ScratchQ q = {d, 0, arena_alloc(&d->c->arena, sizeof(long long) * nr), arena_alloc(&d->c->arena, sizeof(int) * nr)};
+	long long at = (p->smem_used + 15) / 16 * 16, total = 0;
+	for (;;) {
+		memset(q.role_bytes, 0, sizeof(long long) * nr);
+		memset(q.role_cols, 0, sizeof(int) * nr);
+		walk_kernel(&d->m, scratch_visit, &q);
+		total = 0;
+		int widest = 0;
+		for (int r = 0; r < p->nroles; r++) {
+			total += q.role_bytes[r];
+			widest = q.role_cols[r] > widest ? q.role_cols[r] : widest;
+		}
+		if (!total || p->smem_bytes + (at + total - p->smem_used) <= d->ti->smem_per_block || widest <= 8 || widest % 2)
+			break;
+		q.pass = widest / 2;   /* narrower passes: less scratch */
+	}
+	p->scratch_role = arena_alloc(&d->c->arena, sizeof(long long) * nr);
+	p->scratch_cols = arena_alloc(&d->c->arena, sizeof(int) * nr);
+	long long off = 0;
+	for (int r = 0; r < p->nroles; r++) {
+		p->scratch_role[r] = q.role_bytes[r] ? at + off : -1;
+		p->scratch_cols[r] = q.role_cols[r];
+		off += q.role_bytes[r];
+	}
+	if (!total)
+		return;
+	p->scratch_offset = at;
+	p->scratch_bytes = total;
+	long long grow = at + total - p->smem_used;
+	p->smem_used += grow;
+	p->smem_bytes += grow;
+	if (p->smem_bytes > d->ti->smem_per_block) {
+		Diag *g = low_err(d, "CK-LOW-004", d->k->span, "kernel '%s' needs %lld bytes of shared memory, %lld of them the lowering's trisolve scratch (passes of %d columns); sm_90a allows %lld per block",
+		                  d->k->name, p->smem_bytes, total, q.pass ? q.pass : 0, d->ti->smem_per_block);
+		diag_set(&g->condition, "smem_bytes <= %lld", d->ti->smem_per_block);
+		diag_set(&g->hint, "reduce the pipeline stages or the shared buffers");
+	}
 }
 
 /* ---- launch and arguments ---- */
@@ -1203,6 +1443,7 @@ Plan *derive_plan(Ctx *c, Kernel *k)
 	derive_loops(&d);
 	derive_tmaps(&d);
 	derive_frags(&d);
+	derive_scratch(&d);
 	derive_launch(&d);
 	derive_args(&d);
 	derive_param_uses(c, p);
@@ -1353,6 +1594,12 @@ void plan_print(StrBuf *out, const Plan *p)
 				sb_printf(out, "  %-8s %s[%lld] in %s%s: column vector, %lld columns, %d regs/thread\n", f->name, dtype_name(f->dt), f->rows,
 				          role, split, f->wg_cols, f->regs_per_thread);
 		}
+	}
+	if (p->scratch_bytes) {
+		sb_printf(out, "\nlowering scratch (trisolve transposes): %lld bytes at offset %lld\n", p->scratch_bytes, p->scratch_offset);
+		for (int r = 0; r < p->nroles; r++)
+			if (p->scratch_role[r] >= 0)
+				sb_printf(out, "  role %-8s offset %-7lld passes of %d columns\n", p->roles[r].name, p->scratch_role[r], p->scratch_cols[r]);
 	}
 	sb_puts(out, "\nkernel arguments (in order)\n");
 	static const char *kinds[] = {"tensor-map", "pointer", "dim", "scalar", "debug"};

@@ -268,6 +268,14 @@ typedef struct Plan {
 	int smem_base_align;        /* alignment the kernel imposes on the dynamic base (1024) */
 	long long smem_bytes;       /* dynamic smem to request = smem_used + base_align - 16
 	                             * (slack: the runtime only guarantees 16-byte alignment) */
+	long long scratch_offset;   /* shared memory the lowering uses for itself, after the barriers
+	                             * (trisolve's transposes, derive_scratch): offset from the aligned
+	                             * base and bytes, included in smem_used/smem_bytes; 0 bytes: none */
+	long long scratch_bytes;
+	long long *scratch_role;    /* per role (Plan.roles index): the offset of its part, -1 none */
+	int *scratch_cols;          /* per role: the columns a trisolve pass solves (its right-hand
+	                             * side is solved in passes of at most this many columns, fewer
+	                             * than all when the full width would not fit the limit) */
 	/* TMA */
 	PlanTmap *tmaps;
 	int ntmaps;

@@ -37,10 +37,15 @@
  *              2*(lane%4)), converted and stored as 4-byte pairs.
  *
  *   fragments  element-wise math, broadcasts and row reductions (with quad
- *              shuffles) over the accumulator-derived register layouts of
- *              lower.h (FragLayout); vector loads/stores of row and column
- *              vectors; whole shared buffers read into registers with the
- *              swizzle undone.
+ *              shuffles; across the warpgroups of a `split n` tile through
+ *              shared memory) over the accumulator-derived register layouts of
+ *              lower.h (FragLayout); the row values a statement reads from
+ *              other threads (nested reductions, l2norm's scale, vectors
+ *              broadcast in the other orientation) computed before its loop;
+ *              vector loads/stores of row and column vectors; whole shared
+ *              buffers read into registers with the swizzle undone, in column
+ *              panels when the rows are wider than the span (the wgmma operand
+ *              layout). The scan and the triangular solve are in sm90_acc.c.
  *   SIMT       element reads of global tensors in scalar expressions and the
  *              thread-distributed vectors (FRAG_VEC) of roles without an
  *              accumulator are emitted by sm90_vec.c (sm90_int.h); this file
@@ -398,6 +403,27 @@ static int wgmma_operand(Em *e, const Expr *x, bool *transposed)
 	return plan_buffer_index(e->p, x->name);
 }
 
+/* Shared operands of wgmma, and the `store`/`load` of accumulator tiles into them, use one
+ * layout per swizzled buffer: rows one swizzle span S wide are the swizzle atom's rows
+ * (8 rows x S bytes, the XOR pattern of TMA); a buffer whose rows are wider is held as
+ * column panels of one span each, panel p holding the bytes p S .. p S + S - 1 of every row
+ * as a [rows, S] swizzled tile, the panels one after the other (rows x S bytes apart) —
+ * what TMA writes box by box into such a buffer, and the canonical layout the descriptors
+ * address: K-major, a K step of 16 elements moves 32 bytes along a row and a new panel every
+ * S / 32 steps (LBO unused); MN-major, the M or N direction is contiguous within a panel's
+ * rows and LBO is the panel stride (from one S-wide atom column to the next), a K step is
+ * 16 rows (16 S bytes). SBO is 8 S, the 8-row groups of a panel. */
+static int span_of(const PlanBuffer *b)
+{
+	int S = swizzle_bytes(b->swizzle);
+	return S && b->row_bytes > S ? S : b->row_bytes;
+}
+
+static long long panel_bytes(const PlanBuffer *b)
+{
+	return b->shape[0] * span_of(b);
+}
+
 static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 {
 	const Plan *p = e->p;
@@ -419,13 +445,12 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	bool ta, tb;
 	int ai = wgmma_operand(e, s->src->lhs, &ta);
 	int bi = wgmma_operand(e, s->src->rhs, &tb);
-	/* A: a K-major shared buffer [M, K], or a register fragment in the accumulator layout */
+	/* A: a shared buffer, K-major [M, K] (a) or MN-major [K, M] (a^T), or a register fragment in the accumulator layout */
 	const Expr *al = s->src->lhs;
 	int afi = (al && al->kind == E_IDENT) ? plan_frag_index(p, al->name) : -1;
 	const PlanFrag *AF = afi >= 0 ? &p->frags[afi] : NULL;
-	if ((ai < 0 && !AF) || bi < 0 || ta) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma operands must be A = a K-major shared buffer [M, K] or a register fragment, and B = a shared buffer ([N, K] written b^T, or [K, N]) for sm_90a");
-		diag_set(&d->hint, "a transposed A operand is not lowered yet");
+	if ((ai < 0 && !AF) || bi < 0) {
+		refuse(e, s->span, "CK-LOW-009", "wgmma operands must be A = a shared buffer ([M, K] written a, or [K, M] written a^T) or a register fragment, and B = a shared buffer ([N, K] written b^T, or [K, N]) for sm_90a");
 		return;
 	}
 	const PlanBuffer *A = ai >= 0 ? &p->buffers[ai] : NULL, *B = &p->buffers[bi];
@@ -434,70 +459,97 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		refuse(e, s->span, "CK-LOW-009", "wgmma lowering handles bf16 or f16 rank-2 operands of one dtype with an f32 accumulator");
 		return;
 	}
-	if (B->swizzle == SWZ_NONE || B->row_bytes != swizzle_bytes(B->swizzle) || (A && (A->swizzle == SWZ_NONE || A->row_bytes != swizzle_bytes(A->swizzle)))) {
-		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shared operands must have rows exactly one swizzle span wide for the sm_90a lowering (%s: %d B / %s)",
-		                 B->name, B->row_bytes, swizzle_name(B->swizzle));
-		diag_set(&d->hint, "declare the buffers [rows, 64] bf16 with `swizzle 128B` (or [rows, 32] with 64B, [rows, 16] with 32B)");
+	int SB = span_of(B), SA = A ? span_of(A) : 0;
+	if (B->swizzle == SWZ_NONE || B->row_bytes % SB || (A && (A->swizzle == SWZ_NONE || A->row_bytes % SA))) {
+		const PlanBuffer *X = B->swizzle == SWZ_NONE || B->row_bytes % SB ? B : A;
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shared operands must be swizzled buffers whose rows are whole swizzle spans for the sm_90a lowering (%s: %d B / %s)",
+		                 X->name, X->row_bytes, swizzle_name(X->swizzle));
+		diag_set(&d->hint, "declare the buffers [rows, 64 k] bf16 with `swizzle 128B` (or [rows, 32 k] with 64B, [rows, 16 k] with 32B)");
 		return;
 	}
-	/* B: tb -> [N, K] K-major; !tb -> [K, N] N-major (transpose-B), N one swizzle span */
+	/* logical shapes: A [M, K], B [K, N] */
 	long long N = tb ? B->shape[0] : B->shape[1];
 	long long KB = tb ? B->shape[1] : B->shape[0];
 	long long M, K;
+	int nwg = r->nwg;
 	if (A) {
-		M = A->shape[0];
-		K = A->shape[1];
+		M = ta ? A->shape[1] : A->shape[0];
+		K = ta ? A->shape[0] : A->shape[1];
 	} else {
-		if (AF->layout != FRAG_ACC || AF->role != e->role || AF->regs_per_thread == 0 || AF->split != f->split || AF->wg_rows != f->wg_rows ||
-		    AF->split == SPLIT_N) {
-			refuse(e, s->span, "CK-LOW-009", "register A operand '%s' must be an accumulator-layout fragment of this role with the destination's rows per warpgroup",
+		/* each warpgroup needs the rows of its part of the destination and every column (K) */
+		bool rows_ok = AF->wg_rows == f->wg_rows && (nwg == 1 || (AF->split == SPLIT_M) == (f->split == SPLIT_M));
+		if (AF->layout != FRAG_ACC || AF->role != e->role || AF->regs_per_thread == 0 || !rows_ok || (AF->split == SPLIT_N && nwg > 1)) {
+			refuse(e, s->span, "CK-LOW-009", "register A operand '%s' must be an accumulator-layout fragment of this role holding, in each warpgroup, the destination's rows and all of its columns",
 			       AF->name);
 			return;
 		}
 		M = AF->rows;
 		K = AF->wg_cols;
 	}
-	int nwg = r->nwg;
 	const TargetInfo *ti = target_info(p->target);   /* wgmma m64nNk16 shape limits */
-	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0;
-	if (f->split == SPLIT_N)
-		ok_shape = ok_shape && tb && M == f->wg_rows && N == f->cols;
-	else
-		ok_shape = ok_shape && M == f->rows && N == f->wg_cols && (f->split == SPLIT_M || nwg == 1);
-	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit) {
+	long long n0mult = f->split == SPLIT_N && nwg > 1 ? f->wg_cols : 0;   /* the warpgroup's first column (a multiple of) */
+	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0 &&
+	                M == f->rows && N == f->cols;
+	/* an N-major B is read from the warpgroup's first column in whole atoms */
+	bool nmaj_ok = tb || ((n0mult * 2) % SB == 0 && (f->wg_cols * 2 <= SB || (f->wg_cols * 2) % SB == 0));
+	if (ok_shape && KB == K && !nmaj_ok) {
+		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma reads an N-major B in whole swizzle atoms of %d columns, but each warpgroup's %lld columns of %s start inside one",
+		                 SB / 2, f->wg_cols, B->name);
+		diag_set(&d->hint, "give each warpgroup a multiple of %d columns, or store the transposed tile and read it K-major (written %s^T)", SB / 2, B->name);
+		return;
+	}
+	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit || !nmaj_ok) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma shapes do not map onto m64nNk16 for sm_90a: A [%lld, %lld] @ %s (N %lld, K %lld) into %s[%lld,%lld]%s over %d warpgroups",
 		                 M, K, B->name, N, KB, f->name, f->rows, f->cols, f->split == SPLIT_M ? " split m" : f->split == SPLIT_N ? " split n" : "", nwg);
-		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d); K a multiple of %d", ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
+		diag_set(&d->hint, "each warpgroup needs a multiple of %d rows and %d..%d columns (multiple of %d, an N-major B whole swizzle atoms of them); K a multiple of %d",
+		         ti->wgmma_m, ti->wgmma_n_min, ti->wgmma_n_max, ti->wgmma_n_step, ti->wgmma_k_16bit);
 		return;
 	}
 	int n = (int)f->wg_cols;
 	bool f16 = adt == DT_F16;
-	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1)));
+	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1) + (ta ? 4 : 0)));
 	char *baddr = buf_addr(e, bi, sc, s->span);
 	int ksteps = (int)(K / 16);
 	const char *ty = f16 ? "f16" : "bf16";
-	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : (tb ? "" : "_tb");
-	/* B descriptor: K-major steps 32 B along the row; N-major steps 16 rows of the [K, N] tile */
-	int bstep = tb ? 32 : 16 * B->row_bytes;
-	int blbo = tb ? B->desc_lbo : 0;
+	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : ta ? (tb ? "_ta" : "_ta_tb") : (tb ? "" : "_tb");
+	bool bpan = B->row_bytes > SB, apan = A && A->row_bytes > SA;
+	/* B descriptor: K-major steps 32 B along the row (a new panel every SB / 32 steps); N-major steps 16 rows */
+	int bstep = tb ? 32 : 16 * SB;
+	int blbo = tb ? B->desc_lbo : bpan ? (int)panel_bytes(B) : 0;
+	int bsbo = 8 * SB;
+	const char *bk = tb && bpan ? arena_printf(&e->c->arena, "kk_ / %d * %lldu + kk_ %% %d * 32u", SB / 32, panel_bytes(B), SB / 32)
+	                            : arena_printf(&e->c->arena, "kk_ * %du", bstep);
 	ir_comment(e, s->span, NULL);
 	line(e, "/* %d x wgmma m64n%dk16 per warpgroup: %d row slice(s) of 64, K = %lld in steps of 16; A %s, B %s */", f->mtiles * ksteps, n,
-	     f->mtiles, K, AF ? "from registers (accumulator layout packed to 16-bit pairs)" : "K-major (descriptor + 32 B per step)",
-	     tb ? "K-major (descriptor + 32 B per step)" : "N-major, transposed by the instruction (descriptor + 16 rows per step)");
+	     f->mtiles, K, AF ? "from registers (accumulator layout packed to 16-bit pairs)" :
+	     ta ? "M-major, transposed by the instruction (descriptor + 16 rows per step)" :
+	     apan ? "K-major in panels of 64 columns (descriptor + 32 B per step, the next panel every 4)" : "K-major (descriptor + 32 B per step)",
+	     tb ? (bpan ? "K-major in panels (descriptor + 32 B per step, the next panel every 4)" : "K-major (descriptor + 32 B per step)")
+	        : "N-major, transposed by the instruction (descriptor + 16 rows per step)");
 	line(e, "wgmma_fence();");
 	line(e, "{");
 	e->ind++;
 	if (A) {
 		char *aaddr = buf_addr(e, ai, sc, s->span);
-		if (f->split == SPLIT_M && nwg > 1)
-			line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * A->row_bytes, f->wg_rows, A->name);
-		else
+		if (f->split == SPLIT_M && nwg > 1) {
+			if (ta)
+				line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s^T: its panels */", aaddr,
+				     f->wg_rows * 2 / SA * panel_bytes(A), f->wg_rows, A->name);
+			else
+				line(e, "const u32 a_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld rows of %s */", aaddr, f->wg_rows * SA, f->wg_rows, A->name);
+		} else {
 			line(e, "const u32 a_base_ = %s;", aaddr);
+		}
 	}
-	if (f->split == SPLIT_N && nwg > 1)
-		line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * B->row_bytes, f->wg_cols);
-	else
+	if (f->split == SPLIT_N && nwg > 1) {
+		if (tb)
+			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * SB, f->wg_cols);
+		else
+			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns: its panels of %s */", baddr,
+			     f->wg_cols * 2 / SB * panel_bytes(B), f->wg_cols, B->name);
+	} else {
 		line(e, "const u32 b_base_ = %s;", baddr);
+	}
 	line(e, "#pragma unroll");
 	line(e, "for (int mt_ = 0; mt_ < %d; ++mt_) {", f->mtiles);
 	line(e, "\t#pragma unroll");
@@ -507,11 +559,19 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 		line(e, "\t\tconst float *pa_ = %s + mt_ * %lld + 8 * kk_;   /* columns 16kk .. 16kk+15 of %s */", AF->name, AF->wg_cols / 2, AF->name);
 		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
 		line(e, "\t\t                 %s(pa_[0], pa_[1]), %s(pa_[2], pa_[3]), %s(pa_[4], pa_[5]), %s(pa_[6], pa_[7]),", pk, pk, pk, pk);
+	} else if (ta) {
+		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
+		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %lldu + kk_ * %du, %lldu, %du, %du),", 64 * 2 / SA * panel_bytes(A), 16 * SA,
+		     apan ? panel_bytes(A) : 0, 8 * SA, A->desc_layout);
 	} else {
 		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
-		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
+		if (apan)
+			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ / %d * %lldu + kk_ %% %d * 32u, %du, %du, %du),", 64 * SA, SA / 32,
+			     panel_bytes(A), SA / 32, A->desc_lbo, 8 * SA, A->desc_layout);
+		else
+			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
 	}
-	line(e, "\t\t                 wgmma_desc(b_base_ + kk_ * %du, %du, %du, %du),", bstep, blbo, B->desc_sbo, B->desc_layout);
+	line(e, "\t\t                 wgmma_desc(b_base_ + %s, %du, %du, %du),", bk, blbo, bpan ? bsbo : B->desc_sbo, B->desc_layout);
 	line(e, "\t\t                 %s);", s->accumulate ? "1" : "kk_ > 0 ? 1 : 0");
 	line(e, "\t}");
 	line(e, "}");
@@ -609,6 +669,10 @@ static DType fx_dtype(Em *e, const Expr *x)
 }
 
 static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay);
+static bool col_split(Em *e, const PlanFrag *f);
+/* kinds of the precomputed values of an accumulator-layout statement (acc_pre_collect) */
+enum { PRE_L2 = 1, PRE_RELAY };
 
 static bool fx_args(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 {
@@ -628,6 +692,13 @@ static const PlanFrag *tile_of_role(Em *e)
 		if (e->p->frags[i].role == e->role && e->p->frags[i].lanes)
 			return &e->p->frags[i];
 	return NULL;
+}
+
+/* Does f hold only its warpgroup's columns (a `split n` tile or column vector of a role of
+ * several warpgroups)? */
+static bool col_split(Em *e, const PlanFrag *f)
+{
+	return f->split == SPLIT_N && e->p->roles[f->role].nwg > 1;
 }
 
 /* The register index variable of a loop context. */
@@ -656,7 +727,7 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 		}
 		long long want = c->n ? c->n : c->ref ? c->ref->rows : -1;   /* the length a tile vector must have */
 		if (f->layout != c->lay || (f->layout == FRAG_ACC && c->ref && (f->wg_cols != c->ref->wg_cols || f->mtiles != c->ref->mtiles)) ||
-		    (f->layout == FRAG_COL && c->ref && f->wg_cols != c->ref->wg_cols) ||
+		    (f->layout == FRAG_COL && c->ref && (f->wg_cols != c->ref->wg_cols || col_split(e, f) != col_split(e, c->ref))) ||
 		    (f->layout == FRAG_ROW && c->ref && c->ref->layout == FRAG_ACC && f->mtiles != c->ref->mtiles) ||
 		    (f->layout == FRAG_VEC && c->ref && (f->rows != c->ref->rows || f->role != c->ref->role)) ||
 		    (f->layout == FRAG_TILE && c->ref && (f->rows != c->ref->rows || f->cols != c->ref->cols)) ||
@@ -718,6 +789,18 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 	case E_CALL: {
 		const char *n = x->name ? x->name : "?";
 		bool flt = fx_dtype(e, x) == DT_F32;
+		for (int i = 0; i < e->npre; i++)
+			if (e->pre_expr[i] == x && c->lay == FRAG_ACC) {
+				if (e->pre_kind[i] != PRE_L2) {
+					sb_printf(o, "%s[%s]", e->pre_name[i], e->pre_ix[i]);
+					return true;
+				}
+				sb_putc(o, '(');
+				if (!fx_emit(e, o, x->args[0], c))
+					return false;
+				sb_printf(o, " * %s[%s])", e->pre_name[i], e->pre_ix[i]);
+				return true;
+			}
 		for (int i = 0; i < e->nred; i++)
 			if (e->red_expr[i] == x && (c->lay == FRAG_ROW || c->lay == FRAG_TROW || c->lay == FRAG_TCOL)) {
 				sb_printf(o, "%s[%s]", e->red_name[i], fx_index(c));
@@ -845,6 +928,11 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			sb_putc(o, ')');
 			return true;
 		}
+		if (strcmp(n, "cumsum") == 0 || strcmp(n, "trisolve") == 0) {
+			Diag *d = refuse(e, x->span, "CK-LOW-002", "%s(...) is lowered for sm_90a only as the whole value of an assignment to an accumulator-layout fragment", n);
+			diag_set(&d->hint, "assign it to a fragment first (`G = %s`), then use the fragment", strcmp(n, "cumsum") == 0 ? "cumsum(x, 0)" : "trisolve(L, B)");
+			return false;
+		}
 		Diag *d = refuse(e, x->span, "CK-LOW-002", "%s(...) is not lowered yet for sm_90a in fragment math", n);
 		diag_set(&d->hint, "element-wise math, casts to f32/i32, where, min/max, rows/cols broadcasts and row reductions are lowered");
 		return false;
@@ -864,7 +952,203 @@ static void acc_decode(Em *e, const PlanFrag *ref)
 }
 
 static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType vdt, int mtiles, const char *iname, Span sp);
+static bool emit_row_fold(Em *e, const char *n, const Expr *arg, bool square, const char *vname, DType vdt, int mtiles, const char *iname, Span sp);
 static void find_nested_reductions(Em *e, const Expr *x, bool top);
+
+/* ---- row values of an accumulator-layout statement, computed before its element loop ----
+ *
+ * An element of an accumulator-layout value may read a value per row or per column that
+ * other threads hold: a row reduction broadcast back (`x - rows(rowmax(x))`), l2norm's
+ * per-row scale, or a vector in the other orientation (rows() of a column vector, cols()
+ * of a row vector: `rows(exp(gc)) * S` with gc a column vector of another tile). They are
+ * collected from the value (acc_pre_collect), the value is spelled reading them as
+ * temporaries, and acc_pre_begin computes the temporaries in a block around the loop:
+ *   reductions   emit_row_fold into name[2 mtiles];
+ *   l2norm(x)    the row sums of x² the same way, then name[r] = rsqrt(name[r] + 1e-6):
+ *                an element is x · name[mt_ * 2 + h_] (an all-zero row stays 0);
+ *   relayouts    the holders of the vector (one quad per warpgroup for a column vector,
+ *                lane 0 of each quad for a row vector) write it to a __shared__ array of
+ *                its length, a named barrier, every thread reads the rows (columns) it
+ *                holds of the context tile, a second barrier frees the array. */
+/* The layout of the vector fragments x reads directly (not through reductions,
+ * broadcasts, sum() or l2norm): FRAG_ROW, FRAG_COL, or -1 (none, or both). */
+static int vec_layout_of(Em *e, const Expr *x)
+{
+	if (!x)
+		return -1;
+	const PlanFrag *f = frag_of(e, x);
+	if (f)
+		return f->layout == FRAG_ROW || f->layout == FRAG_COL ? (int)f->layout : -1;
+	if (x->kind == E_CALL && x->name && (is_call(x, "rows") || is_call(x, "cols") || is_call(x, "sum") || is_call(x, "l2norm") ||
+	                                     strncmp(x->name, "row", 3) == 0 || strncmp(x->name, "col", 3) == 0))
+		return -1;
+	int l = -1;
+	const Expr *kid[2] = {x->lhs, x->rhs};
+	for (int i = 0; i < 2 + x->nargs; i++) {
+		int k = vec_layout_of(e, i < 2 ? kid[i] : x->args[i - 2]);
+		if (k >= 0 && l >= 0 && k != l)
+			return -2;
+		if (k >= 0)
+			l = k;
+	}
+	return l;
+}
+
+static void pre_add(Em *e, const Expr *x, int kind, const char *stem, const char *ix)
+{
+	if (e->npre >= (int)NELEM(e->pre_expr))
+		return;
+	e->pre_expr[e->npre] = x;
+	e->pre_kind[e->npre] = kind;
+	e->pre_name[e->npre] = arena_printf(&e->c->arena, "%s%d_", stem, e->nscan++);
+	e->pre_ix[e->npre] = ix;
+	e->npre++;
+}
+
+/* Collect what an accumulator-layout value x reads per row or column from other threads. */
+static void acc_pre_collect(Em *e, const Expr *x)
+{
+	if (!x || is_call(x, "sum"))
+		return;
+	if (x->kind == E_CALL && x->name) {
+		if (is_call(x, "l2norm") && x->nargs == 1) {
+			pre_add(e, x, PRE_L2, "l2n", "mt_ * 2 + h_");
+			return;
+		}
+		if ((is_call(x, "rows") || is_call(x, "cols")) && x->nargs == 1) {
+			bool r = x->name[0] == 'r';
+			if (vec_layout_of(e, x->args[0]) == (r ? FRAG_COL : FRAG_ROW)) {
+				pre_add(e, x, PRE_RELAY, r ? "rl" : "cl", r ? "mt_ * 2 + h_" : "2 * j_ + e_");
+				return;
+			}
+		}
+		if ((is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin")) && e->nred < (int)NELEM(e->red_expr)) {
+			e->red_expr[e->nred] = x;
+			e->red_name[e->nred] = arena_printf(&e->c->arena, "red%d_", e->nred);
+			e->nred++;
+			return;
+		}
+	}
+	acc_pre_collect(e, x->lhs);
+	acc_pre_collect(e, x->rhs);
+	for (int i = 0; i < x->nargs; i++)
+		acc_pre_collect(e, x->args[i]);
+}
+
+/* rows(v) of a column-vector expression v / cols(v) of a row-vector one, against tile ref:
+ * through a __shared__ array of v's length into name[]. */
+static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanFrag *ref, Span sp)
+{
+	bool r = call->name[0] == 'r';
+	const Expr *v = call->args[0];
+	const PlanFrag *vf = find_layout(e, v, r ? FRAG_COL : FRAG_ROW);
+	const PlanRole *ro = &e->p->roles[e->role];
+	long long want = r ? ref->rows : ref->cols;
+	if (!vf || vf->role != e->role || vf->regs_per_thread == 0 || vf->rows != want) {
+		refuse(e, sp, "CK-LOW-002", "%s(...) of a %s vector is lowered for sm_90a against a tile whose %s it covers (length %lld)", call->name,
+		       r ? "column" : "row", r ? "rows" : "columns", want);
+		return false;
+	}
+	Fx c = {vf->layout, vf, r ? "c_" : "r_", 0};
+	StrBuf val = {0};
+	if (!fx_emit(e, &val, v, &c)) {
+		sb_free(&val);
+		return false;
+	}
+	DType t = fx_dtype(e, v);
+	const char *ty = ftype_of(t);
+	int id = e->nscan++, ri = e->role;
+	int n = r ? 2 * ref->mtiles : (int)(ref->wg_cols / 4);
+	line(e, "%s %s[%d];   /* %s: the %s vector's values at the %s this thread holds */", ty, name, n, r ? "rows()" : "cols()", r ? "column" : "row",
+	     r ? "rows" : "columns");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "__shared__ %s rv%d_[%lld];", ty, id, vf->rows);
+	const char *tl = ro->thread_lo ? arena_printf(&e->c->arena, "(threadIdx.x - %du)", ro->thread_lo) : "threadIdx.x";
+	if (r) {   /* column vector: one quad (per warpgroup when it is split) writes it */
+		bool split = vf->split == SPLIT_N && ro->nwg > 1;
+		line(e, "if (%s%s < 4u) {", tl, split ? " % 128u" : "");
+		line(e, "\t#pragma unroll");
+		line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", vf->regs_per_thread);
+		line(e, "\t\trv%d_[%s8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = %s;", id,
+		     split ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", vf->wg_cols) : "", sb_str(&val));
+		line(e, "}");
+	} else {   /* row vector: lane 0 of each quad (of one warpgroup when it is replicated) writes its rows */
+		bool split = vf->split == SPLIT_M && ro->nwg > 1;
+		line(e, "if (lane_ %% 4u == 0u%s) {", split || ro->nwg < 2 ? "" : " && role_wg == 0u");
+		line(e, "\t#pragma unroll");
+		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_)", vf->regs_per_thread);
+		line(e, "\t\trv%d_[%s(r_ / 2) * 64 + (r_ %% 2) * 8 + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u)] = %s;", id,
+		     split ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", vf->wg_rows) : "", sb_str(&val));
+		line(e, "}");
+	}
+	line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);
+	line(e, "#pragma unroll");
+	if (r) {
+		line(e, "for (int r_ = 0; r_ < %d; ++r_)", n);
+		line(e, "\t%s[r_] = rv%d_[%s(r_ / 2) * 64 + (r_ %% 2) * 8 + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u)];", name, id,
+		     ref->split == SPLIT_M && ro->nwg > 1 ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_rows) : "");
+	} else {
+		line(e, "for (int c_ = 0; c_ < %d; ++c_)", n);
+		line(e, "\t%s[c_] = rv%d_[%s8 * (c_ / 2) + 2 * (int)(lane_ %% 4u) + c_ %% 2];", name, id,
+		     col_split(e, ref) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", ref->wg_cols) : "");
+	}
+	line(e, "named_bar_sync(%du, %du);   /* the array is free again */", ri + 1, ro->nthreads);
+	e->ind--;
+	line(e, "}");
+	sb_free(&val);
+	return true;
+}
+
+/* Open a block computing what acc_pre_collect found (false, and nothing emitted, when it
+ * found nothing); the value's element loop follows inside the block. */
+static bool acc_pre_begin(Em *e, const PlanFrag *ref, Span sp)
+{
+	int nred = e->nred, npre = e->npre;
+	if (!nred && !npre)
+		return false;
+	line(e, "{   /* the row and column values this statement reads from other threads, first */");
+	e->ind++;
+	e->nred = 0;
+	e->npre = 0;   /* the temporaries' own values hold none of them */
+	for (int i = 0; i < nred; i++) {
+		DType t = fx_dtype(e, e->red_expr[i]->args[0]);
+		line(e, "%s %s[%d];", ftype_of(t), e->red_name[i], 2 * ref->mtiles);
+		emit_reduce_into(e, e->red_expr[i], e->red_name[i], t, ref->mtiles, NULL, sp);
+	}
+	for (int i = 0; i < npre; i++) {
+		const Expr *x = e->pre_expr[i];
+		if (e->pre_kind[i] == PRE_L2) {
+			const PlanFrag *af = find_acc(e, x->args[0]);
+			if (!af || af->rows != ref->rows || af->cols != ref->cols || af->split != ref->split) {
+				refuse(e, x->span, "CK-LOW-002", "l2norm(...) is lowered for sm_90a over an accumulator-layout expression of the statement's shape and split");
+				continue;
+			}
+			line(e, "float %s[%d];   /* l2norm: 1 / sqrt(the row's sum of squares + 1e-6) */", e->pre_name[i], 2 * ref->mtiles);
+			if (emit_row_fold(e, "rowsum", x->args[0], true, e->pre_name[i], DT_F32, ref->mtiles, NULL, sp)) {
+				line(e, "#pragma unroll");
+				line(e, "for (int r_ = 0; r_ < %d; ++r_)", 2 * ref->mtiles);
+				line(e, "\t%s[r_] = rsqrtf(%s[r_] + 1e-6f);", e->pre_name[i], e->pre_name[i]);
+			}
+		} else {
+			emit_relayout(e, x, e->pre_name[i], ref, sp);
+		}
+	}
+	e->nred = nred;
+	e->npre = npre;
+	return true;
+}
+
+static void acc_pre_end(Em *e, bool opened)
+{
+	if (opened) {
+		e->ind--;
+		line(e, "}");
+	}
+	e->npre = 0;
+	e->nred = 0;
+}
 
 /* lhs = elementwise(src) over the layout of lhs. */
 static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
@@ -876,12 +1160,15 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 	e->nred = 0;
 	if (dst->layout == FRAG_ROW || tiled)
 		find_nested_reductions(e, s->src, true);
+	if (dst->layout == FRAG_ACC)
+		acc_pre_collect(e, s->src);
 	int nred = e->nred;
 	StrBuf rhs = {0};
 	bool ok = fx_emit(e, &rhs, s->src, &c);
 	if (!ok) {
 		sb_free(&rhs);
 		e->nred = 0;
+		e->npre = 0;
 		return;
 	}
 	ir_comment(e, s->span, dst->layout == FRAG_ACC ? "element-wise over the accumulator layout" : dst->layout == FRAG_ROW ? "element-wise over row values" :
@@ -889,6 +1176,9 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 	                       dst->layout == FRAG_TILE ? "element-wise over the thread tile's registers" :
 	                       dst->layout == FRAG_TROW ? "element-wise over the tile rows this thread holds" :
 	                       dst->layout == FRAG_TCOL ? "element-wise over the tile columns this thread holds" : "element-wise over column values");
+	bool pre = dst->layout == FRAG_ACC && acc_pre_begin(e, dst, s->span);
+	if (pre)
+		nred = 0;   /* acc_pre_begin computed them */
 	if (nred) {
 		line(e, "%s", tiled ? "{   /* row/column reductions first, into temporaries */" : "{   /* row reductions first, into per-row temporaries */");
 		e->ind++;
@@ -920,6 +1210,7 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 		e->ind--;
 		line(e, "}");
 	}
+	acc_pre_end(e, pre);
 	e->nred = 0;
 	sb_free(&rhs);
 }
@@ -935,24 +1226,36 @@ static bool is_row_reduction(const Expr *x)
  * into vname[0..regs) (and the column index into iname for the arg variants). */
 static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType vdt, int mtiles, const char *iname, Span sp)
 {
-	const char *n = call->name;
-	bool arg = strncmp(n, "rowarg", 6) == 0;
+	return emit_row_fold(e, call->name, call->nargs == 1 ? call->args[0] : NULL, false, vname, vdt, mtiles, iname, sp);
+}
+
+/* The row reduction `n` (rowsum ... rowargmax) of acc-expression arg (of its squares when
+ * square: l2norm) into vname[0 .. 2 mtiles), the arg variants' columns into iname: each
+ * thread folds its columns of each of its rows, two xor shuffles combine the quad that
+ * shares the row, and for a `split n` tile of several warpgroups (each holding its
+ * columns of every row) the warpgroups' partial results meet in a __shared__
+ * [warpgroups][rows] array between two named barriers, combined in warpgroup order (so
+ * the arg variants keep the lowest column on ties). */
+static bool emit_row_fold(Em *e, const char *n, const Expr *arg, bool square, const char *vname, DType vdt, int mtiles, const char *iname, Span sp)
+{
+	bool argv = strncmp(n, "rowarg", 6) == 0;
 	bool isMin = strcmp(n, "rowmin") == 0 || strcmp(n, "rowargmin") == 0;
 	bool isSum = strcmp(n, "rowsum") == 0;
-	const PlanFrag *ref = call->nargs == 1 ? find_acc(e, call->args[0]) : NULL;
+	const PlanFrag *ref = arg ? find_acc(e, arg) : NULL;
 	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || mtiles != ref->mtiles) {
 		refuse(e, sp, "CK-LOW-002", "%s is lowered for sm_90a only over an accumulator-layout expression of this role, into row vectors split like it", n);
 		return false;
 	}
 	Fx c = {FRAG_ACC, ref, NULL, 0};
 	StrBuf el = {0};
-	if (!fx_emit(e, &el, call->args[0], &c)) {
+	if (!fx_emit(e, &el, arg, &c)) {
 		sb_free(&el);
 		return false;
 	}
 	const char *ty = ftype_of(vdt);
 	const PlanRole *r = &e->p->roles[e->role];
-	const char *coloff = (ref->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", ref->wg_cols) : "";
+	bool across = ref->split == SPLIT_N && r->nwg > 1;   /* the row's columns are in several warpgroups */
+	const char *coloff = across ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", ref->wg_cols) : "";
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
@@ -963,7 +1266,7 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 	if (vdt != DT_F32)
 		init = isSum ? "0" : isMin ? "0x7fffffff" : "(-0x7fffffff - 1)";
 	line(e, "\t%s v_ = %s;", ty, init);
-	if (arg)
+	if (argv)
 		line(e, "\tint ix_ = 0;");
 	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int j_ = 0; j_ < %lld; ++j_) {", ref->wg_cols / 8);
@@ -972,8 +1275,8 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 	line(e, "\t\t\tconst int a_ = mt_ * %lld + 4 * j_ + 2 * h_ + e_;", ref->wg_cols / 2);
 	line(e, "\t\t\tconst %s x_ = %s;", ty, sb_str(&el));
 	if (isSum)
-		line(e, "\t\t\tv_ += x_;");
-	else if (arg)
+		line(e, square ? "\t\t\tv_ += x_ * x_;" : "\t\t\tv_ += x_;");
+	else if (argv)
 		line(e, "\t\t\tif (x_ %s v_) { v_ = x_; ix_ = 8 * j_ + 2 * (int)(lane_ %% 4u) + e_%s; }   /* strict: lowest column on ties */", isMin ? "<" : ">", coloff);
 	else
 		line(e, "\t\t\tv_ = %s(v_, x_);", vdt == DT_F32 ? (isMin ? "fminf" : "fmaxf") : (isMin ? "min" : "max"));
@@ -984,7 +1287,7 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 	line(e, "\t\tconst %s w_ = __shfl_xor_sync(0xffffffffu, v_, o_);", ty);
 	if (isSum) {
 		line(e, "\t\tv_ += w_;");
-	} else if (arg) {
+	} else if (argv) {
 		line(e, "\t\tconst int iw_ = __shfl_xor_sync(0xffffffffu, ix_, o_);");
 		line(e, "\t\tif (w_ %s v_ || (w_ == v_ && iw_ < ix_)) { v_ = w_; ix_ = iw_; }", isMin ? "<" : ">");
 	} else {
@@ -992,9 +1295,45 @@ static bool emit_reduce_into(Em *e, const Expr *call, const char *vname, DType v
 	}
 	line(e, "\t}");
 	line(e, "\t%s[r_] = v_;", vname);
-	if (arg)
+	if (argv)
 		line(e, "\t%s[r_] = ix_;", iname);
 	line(e, "}");
+	if (across) {
+		int id = e->nscan++, ri = e->role;
+		const char *row = "(r_ / 2) * 64 + (r_ % 2) * 8 + (int)(warp % 4u) * 16 + (int)(lane_ / 4u)";
+		line(e, "/* the %d warpgroups hold different columns of every row: their partial results through shared memory */", r->nwg);
+		line(e, "__shared__ %s rw%d_[%d][%lld];", ty, id, r->nwg, ref->wg_rows);
+		if (argv)
+			line(e, "__shared__ int rwi%d_[%d][%lld];", id, r->nwg, ref->wg_rows);
+		line(e, "if (lane_ %% 4u == 0u) {");
+		line(e, "\t#pragma unroll");
+		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
+		line(e, "\t\trw%d_[role_wg][%s] = %s[r_];", id, row, vname);
+		if (argv)
+			line(e, "\t\trwi%d_[role_wg][%s] = %s[r_];", id, row, iname);
+		line(e, "\t}");
+		line(e, "}");
+		line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+		line(e, "#pragma unroll");
+		line(e, "for (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
+		line(e, "\t%s v_ = rw%d_[0][%s];", ty, id, row);
+		if (argv)
+			line(e, "\tint ix_ = rwi%d_[0][%s];", id, row);
+		line(e, "\tfor (int w_ = 1; w_ < %d; ++w_) {   /* in warpgroup order */", r->nwg);
+		line(e, "\t\tconst %s x_ = rw%d_[w_][%s];", ty, id, row);
+		if (isSum)
+			line(e, "\t\tv_ += x_;");
+		else if (argv)
+			line(e, "\t\tif (x_ %s v_) { v_ = x_; ix_ = rwi%d_[w_][%s]; }   /* strict: the lower warpgroup's (lower) column on ties */", isMin ? "<" : ">", id, row);
+		else
+			line(e, "\t\tv_ = %s(v_, x_);", vdt == DT_F32 ? (isMin ? "fminf" : "fmaxf") : (isMin ? "min" : "max"));
+		line(e, "\t}");
+		line(e, "\t%s[r_] = v_;", vname);
+		if (argv)
+			line(e, "\t%s[r_] = ix_;", iname);
+		line(e, "}");
+		line(e, "named_bar_sync(%du, %du);   /* the array is free again (a reduction in a loop) */", ri + 1, r->nthreads);
+	}
 	e->ind--;
 	line(e, "}");
 	sb_free(&el);
@@ -1024,9 +1363,9 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	bool isSum = is_call(call, "colsum");
 	const PlanFrag *ref = call->nargs == 1 ? find_acc(e, call->args[0]) : NULL;
 	const PlanRole *r = &e->p->roles[e->role];
-	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || ref->split == SPLIT_N || dst->wg_cols != ref->wg_cols ||
-	    dst->regs_per_thread != ref->wg_cols / 4) {
-		refuse(e, s->span, "CK-LOW-002", "%s is lowered for sm_90a over an accumulator-layout expression of this role (not `split n`) into a column vector of its columns", call->name);
+	if (!ref || ref->role != e->role || ref->regs_per_thread == 0 || dst->wg_cols != ref->wg_cols || dst->regs_per_thread != ref->wg_cols / 4 ||
+	    (ref->split == SPLIT_N && r->nwg > 1) != (dst->split == SPLIT_N && r->nwg > 1)) {
+		refuse(e, s->span, "CK-LOW-002", "%s is lowered for sm_90a over an accumulator-layout expression of this role into a column vector of its columns (split like the tile)", call->name);
 		return;
 	}
 	Fx c = {FRAG_ACC, ref, NULL, 0};
@@ -1073,9 +1412,11 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
 	const char *w0 = all_warps ? "0" : arena_printf(&e->c->arena, "(%s / 4 * 4)", wr);
 	line(e, "__shared__ %s cs%d_[%d][%lld];   /* per warp of role %s: its column totals */", ty, id, r->nwarps, ref->wg_cols, r->name);
-	line(e, "if (lane_ < 4u)");
+	line(e, "if (lane_ < 4u) {");
+	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", n);
 	line(e, "\t\tcs%d_[%s][8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2] = v_[c_];", id, wr);
+	line(e, "}");
 	line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
 	line(e, "#pragma unroll");
 	line(e, "for (int c_ = 0; c_ < %d; ++c_) {", n);
@@ -1136,6 +1477,14 @@ static void emit_assign(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	const Expr *x = s->src;
+	if (s->nlhs == 1 && d0->layout == FRAG_ACC && is_call(x, "cumsum")) {
+		sm90_acc_cumsum(e, s, d0);
+		return;
+	}
+	if (s->nlhs == 1 && d0->layout == FRAG_ACC && is_call(x, "trisolve")) {
+		sm90_acc_trisolve(e, s, d0);
+		return;
+	}
 	if (s->nlhs == 1 && d0->layout == FRAG_VEC && (is_call(x, "fetch_add") || is_call(x, "cumsum"))) {
 		if (is_call(x, "fetch_add"))
 			sm90_vec_fetch_add(e, s, d0);
@@ -1241,7 +1590,7 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	GRef a;
 	bool okref = f && sm90_gref(e, src, &a) && a.nr == 1;
 	const Decl *g = okref ? a.g : NULL;
-	if (!f || !g || f->role != e->role || f->regs_per_thread == 0 || g->dt != f->dt || a.len[0] != (f->layout == FRAG_ROW ? f->rows : f->wg_cols)) {
+	if (!f || !g || f->role != e->role || f->regs_per_thread == 0 || g->dt != f->dt || a.len[0] != f->rows) {
 		Diag *d = refuse(e, s->span, "CK-LOW-002", "load is lowered for sm_90a only as `load v <- G[i, .., s +: len, .., j]` of a row- or column-vector fragment (point indices and one range of the vector's length, in any dimension)");
 		diag_set(&d->hint, "a tile goes into a rank-2 fragment: `load F <- G[.., r +: R, .., c +: C]`");
 		return;
@@ -1263,7 +1612,8 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	/* is the first element's offset provably even (pairs 8-byte aligned)? */
 	long long mult = sm90_gcd(a.mbase, a.mstart[0]);
 	if (f->layout == FRAG_COL && !stride && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
-		line(e, "const float2 *src_ = (const float2 *)(%s + %s + 2 * (int)(lane_ %% 4u));   /* pairs: 8-byte aligned */", g->name, start);
+		const char *wg = (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "";
+		line(e, "const float2 *src_ = (const float2 *)(%s + %s + 2 * (int)(lane_ %% 4u)%s);   /* pairs: 8-byte aligned */", g->name, start, wg);
 		line(e, "#pragma unroll");
 		line(e, "for (int c_ = 0; c_ < %d; c_ += 2) {", f->regs_per_thread);
 		line(e, "\tconst float2 v_ = src_[4 * (c_ / 2)];");
@@ -1317,10 +1667,10 @@ static const PlanFrag *find_layout(Em *e, const Expr *x, FragLayout lay)
 static bool emit_store_cols(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, DType cast)
 {
 	GRef a;
-	if (!sm90_gref(e, s->dst, &a) || a.nr != 1 || a.len[0] != f->wg_cols || f->role != e->role || f->regs_per_thread == 0 ||
-	    f->split == SPLIT_N || (cast != DT_NONE && cast != a.g->dt)) {
+	if (!sm90_gref(e, s->dst, &a) || a.nr != 1 || a.len[0] != f->rows || f->role != e->role || f->regs_per_thread == 0 ||
+	    (cast != DT_NONE && cast != a.g->dt)) {
 		refuse(e, s->span, "CK-LOW-011", "a store of a column-vector expression over '%s' is lowered for sm_90a as `G[.., s +: %lld, ..]` (point indices and one range of its length) into a global tensor of its own dtype",
-		       f->name, f->wg_cols);
+		       f->name, f->rows);
 		return false;
 	}
 	Fx c = {FRAG_COL, f, NULL, 0};
@@ -1337,15 +1687,20 @@ static bool emit_store_cols(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, 
 	if (strcmp(a.start[0], "0"))
 		sb_printf(&o, "(long long)%s * %s + ", a.start[0], a.stride[0]);
 	sb_puts(&o, "0");
-	ir_comment(e, s->span, "the first quad of the role's first warp stores the columns it holds");
-	line(e, "if (threadIdx.x - %du < 4u) {", (unsigned)r->thread_lo);
+	bool split = f->split == SPLIT_N && r->nwg > 1;   /* each warpgroup holds its columns */
+	ir_comment(e, s->span, split ? "the first quad of each warpgroup stores the columns it holds" : "the first quad of the role's first warp stores the columns it holds");
+	if (split)
+		line(e, "if ((threadIdx.x - %du) %% 128u < 4u) {", (unsigned)r->thread_lo);
+	else
+		line(e, "if (threadIdx.x - %du < 4u) {", (unsigned)r->thread_lo);
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
 	line(e, "%s *dst_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
 	sb_free(&o);
 	line(e, "#pragma unroll");
 	line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
-	line(e, "\tdst_[(long long)(8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2) * %s] = %s(%s);", a.stride[0], conv, sb_str(&val));
+	line(e, "\tdst_[(long long)(%s8 * (c_ / 2) + 2 * (int)lane_ + c_ %% 2) * %s] = %s(%s);",
+	     split ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "", a.stride[0], conv, sb_str(&val));
 	e->ind--;
 	line(e, "}");
 	sb_free(&val);
@@ -1360,8 +1715,8 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	const Slice *sl = &s->dst->slices[last];
 	const char *lead = lead_offset(e, s->dst, g, last);
 	const PlanFrag *f = find_layout(e, src, FRAG_ROW);
-	if (!f || !lead || f->role != e->role || f->regs_per_thread == 0 || sl->kind != SL_RANGE || !eval_expr(sl->len, e->k, NULL, &len) || len != f->rows ||
-	    (cast != DT_NONE && cast != g->dt)) {
+	bool lenok = sl->kind == SL_RANGE ? eval_expr(sl->len, e->k, NULL, &len) : sl->kind == SL_ALL && eval_expr(g->shape[last], e->k, NULL, &len);
+	if (!f || !lead || f->role != e->role || f->regs_per_thread == 0 || !lenok || len != f->rows || (cast != DT_NONE && cast != g->dt)) {
 		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a here only as `G[i, .., start +: len] <- expr` over row-vector fragments of this role covering exactly the stored rows",
 		       g->name);
 		return false;
@@ -1380,8 +1735,9 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
 	line(e, "%s *dst_ = %s%s%s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, *lead ? " + " : "", lead,
-	     cexpr_p(e, sl->start), wg);
-	line(e, "if (lane_ %% 4u == 0u) {");
+	     sl->kind == SL_ALL ? "0" : cexpr_p(e, sl->start), wg);
+	/* a replicated (unsplit) row vector of a role of several warpgroups is stored once */
+	line(e, "if (lane_ %% 4u == 0u%s) {", f->split != SPLIT_M && r->nwg > 1 ? " && role_wg == 0u" : "");
 	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int r_ = 0; r_ < %d; ++r_)", f->regs_per_thread);
 	line(e, "\t\tdst_[(r_ / 2) * 64 + (r_ %% 2) * 8] = %s(%s);", conv, sb_str(&val));
@@ -1459,6 +1815,20 @@ static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
 	line(e, "}");
 }
 
+/* "const u32 o_ = ..." the byte offset, before the swizzle, of the pair at (row0_ + mt_ * 64
+ * + 8 h_, col0_ + 8 j_) of 2-D buffer b: row-major, or in column panels one swizzle span
+ * wide when the rows are wider (the wgmma operand layout, span_of()). */
+static void smem_acc_offset(Em *e, const PlanBuffer *b, int esz)
+{
+	int S = span_of(b);
+	if (S == b->row_bytes) {
+		line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+		return;
+	}
+	line(e, "\tconst u32 c_ = (u32)(col0_ + 8 * j_) * %du;   /* panels of %d bytes per row, %lld bytes each */", esz, S, panel_bytes(b));
+	line(e, "\tconst u32 o_ = c_ / %du * %lldu + (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + c_ %% %du;", S, panel_bytes(b), S, S);
+}
+
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
  * undoing the buffer's swizzle (the TMA pattern: 16-byte chunk ^= (offset >> 7) & mask). */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
@@ -1498,7 +1868,7 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", f->wg_cols / 2, f->wg_cols / 2);
-	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	smem_acc_offset(e, b, esz);
 	if (mask)
 		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
 	else
@@ -1543,8 +1913,11 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	}
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
+	e->nred = e->npre = 0;
+	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
+		e->nred = e->npre = 0;
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
@@ -1553,6 +1926,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	long long half = f->wg_cols / 2;
 	char *addr = buf_addr(e, bi, sc, s->span);
 	ir_comment(e, s->span, mask ? "each thread writes its accumulator-layout pairs, swizzled" : "each thread writes its accumulator-layout pairs");
+	bool pre = acc_pre_begin(e, f, s->span);
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
@@ -1571,7 +1945,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
 	line(e, "\t}");
 	line(e, "\tconst int a_ = 2 * p_, mt_ = a_ / %lld, j_ = a_ %% %lld / 4, h_ = a_ %% 4 / 2;", half, half);
-	line(e, "\tconst u32 o_ = (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + (u32)(col0_ + 8 * j_) * %du;", b->row_bytes, esz);
+	smem_acc_offset(e, b, esz);
 	if (mask)
 		line(e, "\tconst u32 so_ = o_ ^ (((o_ >> 7) & %du) << 4);   /* %s swizzle */", mask, swizzle_name(b->swizzle));
 	else
@@ -1585,6 +1959,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	line(e, "}");
 	e->ind--;
 	line(e, "}");
+	acc_pre_end(e, pre);
 	e->need_gmem = true;   /* st_shared_u32 lives with the SIMT helpers */
 	sb_free(&val);
 }
@@ -1638,8 +2013,11 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	}
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
+	e->nred = e->npre = 0;
+	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
+		e->nred = e->npre = 0;
 		return;
 	}
 	if (!base)
@@ -1649,6 +2027,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		ld = cexpr_p(e, g->shape[r - 1]);
 	long long half = f->wg_cols / 2;
 	ir_comment(e, s->span, "accumulator layout: rows warp*16 + lane/4 (+8), column pairs 8j + 2*(lane%4)");
+	bool pre = acc_pre_begin(e, f, s->span);
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
@@ -1677,6 +2056,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "}");
 	e->ind--;
 	line(e, "}");
+	acc_pre_end(e, pre);
 	sb_free(&val);
 }
 
@@ -2465,4 +2845,14 @@ const PlanFrag *sm90_frag_of(Em *e, const Expr *x)
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 {
 	return fx_emit(e, o, x, c);
+}
+
+void sm90_acc_decode(Em *e, const PlanFrag *ref)
+{
+	acc_decode(e, ref);
+}
+
+const PlanFrag *sm90_find_acc(Em *e, const Expr *x)
+{
+	return find_acc(e, x);
 }

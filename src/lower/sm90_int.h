@@ -7,6 +7,8 @@
  * global tensors in scalar expressions (`let lo = Offsets[c]`) and loads,
  * stores and element-wise math of FRAG_VEC fragments (lower.h).
  * sm90_tile.c emits the thread tiles (`lanes`) and their row and column vectors.
+ * sm90_acc.c emits the accumulator-layout primitives that move data between
+ * threads through shuffles and shared memory (cumsum down the rows, trisolve).
  * sm90_prelude.c writes the PTX helper library in front of the kernel, from
  * the need_* flags the body emission left in Em. They share the emitter
  * state Em and a few output helpers declared here. Not part of
@@ -29,7 +31,7 @@ typedef struct Em {
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
 	bool elected;       /* current role runs on one elected thread */
-	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
+	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
 	bool need_pack[DT__COUNT];
 	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
@@ -41,6 +43,15 @@ typedef struct Em {
 	const Expr *red_expr[8];
 	const char *red_name[8];
 	int nred;
+	/* row values an accumulator-layout statement reads, computed before its element loop
+	 * (sm90.c, acc_pre_*): l2norm's per-row scale (PRE_L2), a vector broadcast in the
+	 * other orientation through shared memory (PRE_RELAY: rows() of a column vector,
+	 * cols() of a row vector), read at pre_ix[] */
+	const Expr *pre_expr[8];
+	const char *pre_name[8];
+	const char *pre_ix[8];
+	int pre_kind[8];
+	int npre;
 	/* sum() calls of the statement being emitted, precomputed into scalar temporaries */
 	const Expr *sum_expr[8];
 	const char *sum_name[8];
@@ -75,6 +86,18 @@ const char *sm90_ftype(DType t);
 const PlanFrag *sm90_frag_of(Em *e, const Expr *x);
 /* C text of element x of a fragment expression at the current index of c->lay. */
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+
+/* The "const int mt_ = ..., j_, h_, e_" line decoding accumulator index a_ of ref (one tab in). */
+void sm90_acc_decode(Em *e, const PlanFrag *ref);
+/* First accumulator-layout fragment read by x (not inside sum()), or NULL. */
+const PlanFrag *sm90_find_acc(Em *e, const Expr *x);
+
+/* ---- sm90_acc.c: accumulator-layout primitives that move data between threads ---- */
+
+/* dst = cumsum(x, 0) over accumulator-layout tiles: a scan down the rows. */
+void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst);
+/* dst = trisolve(L, B): forward substitution through the role's shared scratch. */
+void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst);
 
 /* ---- sm90_prelude.c ---- */
 

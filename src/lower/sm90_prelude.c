@@ -257,20 +257,23 @@ static void emit_tma_wrapper(StrBuf *o, int rank)
 }
 
 /* wgmma.mma_async m64nNk16, f32 accumulators d[0 .. N/2), scale_d = 0 overwrites,
- * 1 accumulates. A from shared memory (descriptor) or registers (4 x b32 of packed
- * 16-bit pairs); B from shared memory, K-major or N-major (trans-b = 1). */
-static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb)
+ * 1 accumulates. A from shared memory (descriptor; K-major, or M-major with trans-a = 1)
+ * or registers (4 x b32 of packed 16-bit pairs); B from shared memory, K-major or N-major
+ * (trans-b = 1). */
+static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb, bool tnspa)
 {
 	const char *ab = f16 ? "f16" : "bf16";
-	const char *suffix = areg ? (tnspb ? "_rs_tb" : "_rs") : (tnspb ? "_tb" : "");
+	const char *suffix = areg ? (tnspb ? "_rs_tb" : "_rs") : tnspa ? (tnspb ? "_ta_tb" : "_ta") : (tnspb ? "_tb" : "");
 	int nd = n / 2;
 	int na = areg ? 4 : 1;                 /* A operands */
 	int ib = nd + na, isc = ib + 1;        /* operand numbers of descB and scale_d */
 	char guard[64];
-	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s", n, f16 ? "F16" : "BF16", areg ? (tnspb ? "_RS_TB" : "_RS") : (tnspb ? "_TB" : ""));
+	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s", n, f16 ? "F16" : "BF16",
+	         areg ? (tnspb ? "_RS_TB" : "_RS") : tnspa ? (tnspb ? "_TA_TB" : "_TA") : (tnspb ? "_TB" : ""));
 	sb_printf(o, "\n#ifndef %s\n#define %s\n", guard, guard);
 	sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, n, ab,
-	          areg ? "in registers" : "K-major in shared memory", tnspb ? "N-major in shared memory" : "K-major in shared memory");
+	          areg ? "in registers" : tnspa ? "M-major in shared memory" : "K-major in shared memory",
+	          tnspb ? "N-major in shared memory" : "K-major in shared memory");
 	if (areg)
 		sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s(float *d, u32 a0, u32 a1, u32 a2, u32 a3, u64 db, int scale_d)\n{\n", n, ab, suffix);
 	else
@@ -286,7 +289,7 @@ static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb
 	if (areg)
 		sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, tnspb ? 1 : 0);
 	else
-		sb_printf(o, "}, %%%d, %%%d, p, 1, 1, 0, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspb ? 1 : 0);
+		sb_printf(o, "}, %%%d, %%%d, p, 1, 1, %d, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspa ? 1 : 0, tnspb ? 1 : 0);
 	for (int i = 0; i < nd; i++) {
 		sb_printf(o, "%s\"+f\"(d[%d])", i ? ", " : "", i);
 		if (i % 8 == 7 && i + 1 < nd)
@@ -336,9 +339,9 @@ void sm90_prelude_emit(StrBuf *o, const Em *e, bool debug_hang)
 			emit_tma_wrapper(o, r);
 	for (int f = 0; f < 2; f++)
 		for (int n = 1; n <= 32; n++)
-			for (int v = 0; v < 4; v++)
+			for (int v = 0; v < 8; v++)   /* bit 0: B N-major, 1: A in registers, 2: A M-major */
 				if (e->need_w[f][n] & (1u << v))
-					emit_wgmma_wrapper(o, n * 8, f, v & 2, v & 1);
+					emit_wgmma_wrapper(o, n * 8, f, v & 2, v & 1, v & 4);
 	if (e->need_red)
 		emit_red_wrappers(o);
 	if (e->need_gmem)

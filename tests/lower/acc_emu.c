@@ -8,6 +8,26 @@
  *   acc_emu gen-smem DIR B SEED    acc_smem_roundtrip.cake: X [B, 128, 64]
  *   acc_emu check-smem DIR B SEED  OutB = bf16(2 X), OutC = 3 X + 1, Cs = column sums of X,
  *                                  Cm = column maxima of 3 X
+ *   acc_emu gen-scan DIR B SEED    acc_scan.cake: X [B, 128, 128]
+ *   acc_emu check-scan DIR B SEED  the inclusive prefix sums down the rows, in float64: OutM of
+ *                                  2 X - 1, OutN of rows 32..95 of X, OutU of columns 64..127,
+ *                                  OutI of 3 r - c + b (exact)
+ *   acc_emu gen-rows DIR B SEED    acc_rows.cake: X [B, 64, 128], S0 [B, 128, 128], V [B, 128] (f32),
+ *                                  Y [B, 64, 128] (bf16)
+ *   acc_emu check-rows DIR B SEED  in float64: the l2norms (y / sqrt(sum y^2 + 1e-6), and of S0 / 2),
+ *                                  row sums, x - rowmax, the rowargmin (lowest column on ties),
+ *                                  column sums, x + v - colsum, exp(0.1 colsum[r]) S0 + rowsum(S0)[c]
+ *   acc_emu gen-tri DIR B SEED     acc_trisolve.cake: Lm [B, 64, 64], Bm [B, 64, 128], Bt [B, 64]
+ *   acc_emu check-tri DIR B SEED   float64 forward substitution with the kernel's two L (unit
+ *                                  diagonal; 1.5 + |l| on it) against OutW and OutU, per column
+ *                                  relative to the column's largest |x|
+ *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
+ *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
+ *                                  O6 = W W^T, O7 = W W
+ *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
+ *   acc_emu check-gemm DIR M SEED  C against float64 products, within bf16 rounding of the result
+ *
+ * Every output is poisoned with NaN before the run, so an element never written fails.
  */
 #include <math.h>
 #include "family/oracle.h"
@@ -79,8 +99,332 @@ static int smem_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* |out - ref| within the rounding of an f32 sum of the same terms (abs = the sum of |terms|). */
+static int near(float out, double ref, double abs)
+{
+	return fabs((double)out - ref) <= 2e-6 * abs + 1e-6;
+}
+
+static int scan_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t n = (size_t)(B * 128 * 128), nh = (size_t)(B * 64 * 128), nq = (size_t)(B * 64 * 64);
+	float *X = malloc(4 * n);
+	for (size_t i = 0; i < n; i++)
+		X[i] = (float)((double)(oracle_splitmix64(&st) >> 11) / (double)(1ull << 53) * 2 - 1);
+	if (!strcmp(argv[1], "gen-scan")) {
+		wr(dir, "X", X, 4 * n);
+		float *nan = malloc(4 * n);
+		memset(nan, 0xff, 4 * n);
+		wr(dir, "OutM", nan, 4 * n), wr(dir, "OutN", nan, 4 * nh), wr(dir, "OutU", nan, 4 * nh), wr(dir, "OutI", nan, 4 * nq);
+		free(nan), free(X);
+		return 0;
+	}
+	float *M = rd(dir, "OutM", n), *N = rd(dir, "OutN", nh), *U = rd(dir, "OutU", nh), *I = rd(dir, "OutI", nq);
+	int bad = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *x = X + b * 128 * 128;
+		for (int c = 0; c < 128; c++) {
+			double sm = 0, am = 0, sn = 0, an = 0;
+			for (int r = 0; r < 128; r++) {
+				double t = 2.0 * x[r * 128 + c] - 1.0;
+				sm += t, am += fabs(t);
+				bad += !near(M[(b * 128 + r) * 128 + c], sm, am);
+				if (r < 64) {
+					double y = x[(32 + r) * 128 + c];
+					sn += y, an += fabs(y);
+					bad += !near(N[(b * 64 + r) * 128 + c], sn, an);
+				}
+			}
+		}
+		for (int c = 0; c < 64; c++) {
+			double su = 0, au = 0;
+			long long si = 0;
+			for (int r = 0; r < 128; r++) {
+				double y = x[r * 128 + 64 + c];
+				su += y, au += fabs(y);
+				bad += !near(U[(b * 128 + r) * 64 + c], su, au);
+				if (r < 64) {
+					si += 3 * r - c + b;
+					bad += I[(b * 64 + r) * 64 + c] != (float)si;
+				}
+			}
+		}
+	}
+	printf("acc_scan: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+	free(M), free(N), free(U), free(I), free(X);
+	return bad ? 1 : 0;
+}
+
+static float *nanbuf(size_t n)
+{
+	float *p = malloc(4 * n);
+	memset(p, 0xff, 4 * n);
+	return p;
+}
+
+static void unif(float *p, size_t n, uint64_t *st)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)((double)(oracle_splitmix64(st) >> 11) / (double)(1ull << 53) * 2 - 1);
+}
+
+static int rows_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t seed = strtoull(argv[4], NULL, 10), st = seed;
+	size_t nx = (size_t)(B * 64 * 128), ns = (size_t)(B * 128 * 128), nv = (size_t)(B * 128), nr = (size_t)(B * 64);
+	float *X = malloc(4 * nx), *S = malloc(4 * ns), *V = malloc(4 * nv);
+	uint16_t *Y = malloc(2 * nx);
+	unif(X, nx, &st), unif(S, ns, &st), unif(V, nv, &st);
+	oracle_fill_bf16(Y, nx, seed + 1);
+	if (!strcmp(argv[1], "gen-rows")) {
+		wr(dir, "X", X, 4 * nx), wr(dir, "S0", S, 4 * ns), wr(dir, "V", V, 4 * nv), wr(dir, "Y", Y, 2 * nx);
+		float *a = nanbuf(ns);
+		wr(dir, "OutL", a, 4 * nx), wr(dir, "OutL2", a, 4 * ns), wr(dir, "OutR", a, 4 * nr), wr(dir, "OutMx", a, 4 * nx);
+		wr(dir, "OutA", a, 4 * nr), wr(dir, "OutC", a, 4 * nv), wr(dir, "OutV", a, 4 * nx), wr(dir, "OutS", a, 4 * ns);
+		free(a), free(X), free(S), free(V), free(Y);
+		return 0;
+	}
+	float *L = rd(dir, "OutL", nx), *L2 = rd(dir, "OutL2", ns), *R = rd(dir, "OutR", nr), *Mx = rd(dir, "OutMx", nx);
+	float *C = rd(dir, "OutC", nv), *Vo = rd(dir, "OutV", nx), *So = rd(dir, "OutS", ns);
+	int32_t *A = (int32_t *)rd(dir, "OutA", nr);
+	int bad = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *x = X + b * 64 * 128, *s = S + b * 128 * 128, *v = V + b * 128;
+		const uint16_t *y = Y + b * 64 * 128;
+		double cs[128], ca[128], rs[128], ra[128];
+		for (int c = 0; c < 128; c++) {
+			cs[c] = ca[c] = 0;
+			for (int r = 0; r < 64; r++)
+				cs[c] += x[r * 128 + c], ca[c] += fabs(x[r * 128 + c]);
+			bad += !near(C[b * 128 + c], cs[c], ca[c]);
+		}
+		for (int r = 0; r < 128; r++) {
+			double q = 0;
+			rs[r] = ra[r] = 0;
+			for (int c = 0; c < 128; c++)
+				q += (double)s[r * 128 + c] * s[r * 128 + c], rs[r] += s[r * 128 + c], ra[r] += fabs(s[r * 128 + c]);
+			for (int c = 0; c < 128; c++) {
+				double ref = 0.5 * s[r * 128 + c] / sqrt(q + 1e-6);
+				bad += !(fabs(L2[(b * 128 + r) * 128 + c] - ref) <= 1e-5 * fabs(ref) + 1e-6);
+			}
+		}
+		for (int r = 0; r < 64; r++) {
+			double q = 0, sum = 0, abs = 0, best = INFINITY;
+			float mx = -INFINITY;
+			int bi = -1;
+			for (int c = 0; c < 128; c++) {
+				double t = oracle_bf16_to_f32(y[r * 128 + c]);
+				q += t * t;
+				sum += x[r * 128 + c], abs += fabs(x[r * 128 + c]);
+				mx = fmaxf(mx, x[r * 128 + c]);
+				double w = c % 64 == 5 ? -9.0 : x[r * 128 + c];
+				if (w < best)
+					best = w, bi = c;
+			}
+			bad += !near(R[b * 64 + r], sum, abs) || A[b * 64 + r] != bi;
+			for (int c = 0; c < 128; c++) {
+				size_t i = (size_t)((b * 64 + r) * 128 + c);
+				double ref = oracle_bf16_to_f32(y[r * 128 + c]) / sqrt(q + 1e-6);
+				bad += !(fabs(L[i] - ref) <= 1e-5 * fabs(ref) + 1e-6);
+				bad += Mx[i] != x[r * 128 + c] - mx;
+				double vr = x[r * 128 + c] + v[c] - cs[c];
+				bad += !near(Vo[i], vr, fabs(x[r * 128 + c]) + fabs(v[c]) + ca[c]);
+			}
+		}
+		for (int r = 0; r < 128; r++)
+			for (int c = 0; c < 128; c++) {
+				double g = exp(0.1 * cs[r]), ref = g * s[r * 128 + c] + rs[c];
+				double tol = 1e-5 * (g * (fabs(s[r * 128 + c]) + 0.1 * ca[r]) + ra[c]) + 1e-6;
+				bad += !(fabs(So[(b * 128 + r) * 128 + c] - ref) <= tol);
+			}
+	}
+	printf("acc_rows: %d bad elements%s\n", bad, bad ? " FAIL" : "");
+	free(L), free(L2), free(R), free(Mx), free(C), free(Vo), free(So), free(A), free(X), free(S), free(V), free(Y);
+	return bad ? 1 : 0;
+}
+
+/* Solve L x = rhs (L row-major n x n, lower part) in float64; the worst error of out against
+ * it, relative to the largest |x| of each column. */
+static double fsub_err(const double *L, const double *rhs, const float *out, int n, int ncol)
+{
+	double worst = 0;
+	double *x = malloc(sizeof(double) * (size_t)n);
+	for (int c = 0; c < ncol; c++) {
+		double mx = 0;
+		for (int i = 0; i < n; i++) {
+			double a = rhs[i * ncol + c];
+			for (int j = 0; j < i; j++)
+				a -= L[i * n + j] * x[j];
+			x[i] = a / L[i * n + i];
+			mx = fmax(mx, fabs(x[i]));
+		}
+		for (int i = 0; i < n; i++) {
+			double d = fabs((double)out[i * ncol + c] - x[i]) / (mx > 0 ? mx : 1);
+			worst = isnan(out[i * ncol + c]) ? INFINITY : fmax(worst, d);
+		}
+	}
+	free(x);
+	return worst;
+}
+
+static int tri_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t nl = (size_t)(B * 64 * 64), nb = (size_t)(B * 64 * 128), nt = (size_t)(B * 64);
+	float *Lm = malloc(4 * nl), *Bm = malloc(4 * nb), *Bt = malloc(4 * nt);
+	unif(Lm, nl, &st), unif(Bm, nb, &st), unif(Bt, nt, &st);
+	if (!strcmp(argv[1], "gen-tri")) {
+		wr(dir, "Lm", Lm, 4 * nl), wr(dir, "Bm", Bm, 4 * nb), wr(dir, "Bt", Bt, 4 * nt);
+		float *a = nanbuf(nb);
+		wr(dir, "OutW", a, 4 * nb), wr(dir, "OutU", a, 4 * nb);
+		free(a), free(Lm), free(Bm), free(Bt);
+		return 0;
+	}
+	float *W = rd(dir, "OutW", nb), *U = rd(dir, "OutU", nb);
+	double *L1 = malloc(sizeof(double) * 64 * 64), *L2 = malloc(sizeof(double) * 64 * 64);
+	double *r1 = malloc(sizeof(double) * 64 * 128), *r2 = malloc(sizeof(double) * 64 * 128);
+	double worst = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *l = Lm + b * 64 * 64, *x = Bm + b * 64 * 128, *bt = Bt + b * 64;
+		for (int i = 0; i < 64; i++)
+			for (int j = 0; j < 64; j++) {
+				float lo = l[i * 64 + j] * 0.25f;   /* the kernel's f32 product */
+				L1[i * 64 + j] = j < i ? lo : j == i ? 1.0 : 0.0;
+				L2[i * 64 + j] = j < i ? lo : j == i ? (double)(1.5f + fabsf(l[i * 64 + j])) : 0.0;
+			}
+		for (int i = 0; i < 64 * 128; i++) {
+			r1[i] = x[i];
+			r2[i] = (double)(bt[i / 128] * x[i]);
+		}
+		worst = fmax(worst, fsub_err(L1, r1, W + b * 64 * 128, 64, 128));
+		worst = fmax(worst, fsub_err(L2, r2, U + b * 64 * 128, 64, 128));
+	}
+	int bad = !(worst <= 1e-5);
+	printf("acc_trisolve: worst error %.2e of the column's largest |x| (tol 1e-5)%s\n", worst, bad ? " FAIL" : "");
+	free(W), free(U), free(L1), free(L2), free(r1), free(r2), free(Lm), free(Bm), free(Bt);
+	return bad;
+}
+
+/* out [M, N] against sum_k a(i, k) b(k, j), a and b bf16 with strides: element (i, k) of a at
+ * a[i * ai + k * ak], (k, j) of b at b[k * bk + j * bj]. Returns the elements off by more than
+ * the rounding of an f32 sum of the same products. */
+static int mm_bad(const float *out, int M, int N, int K, const uint16_t *a, int ai, int ak, const uint16_t *b, int bk, int bj)
+{
+	int bad = 0;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (int k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(a[i * ai + k * ak]) * oracle_bf16_to_f32(b[k * bk + j * bj]);
+				sum += t, abs += fabs(t);
+			}
+			bad += !(fabs(out[i * N + j] - sum) <= 4e-6 * abs + 1e-6);
+		}
+	return bad;
+}
+
+static int wgmma_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	size_t np = (size_t)(B * 64 * 128), nr = (size_t)(B * 128 * 128), nw = (size_t)(B * 64 * 64);
+	uint16_t *P = malloc(2 * np), *Q = malloc(2 * np), *R = malloc(2 * nr), *W = malloc(2 * nw);
+	oracle_fill_bf16(P, np, seed), oracle_fill_bf16(Q, np, seed + 1), oracle_fill_bf16(R, nr, seed + 2), oracle_fill_bf16(W, nw, seed + 3);
+	if (!strcmp(argv[1], "gen-wgmma")) {
+		wr(dir, "P", P, 2 * np), wr(dir, "Q", Q, 2 * np), wr(dir, "R", R, 2 * nr), wr(dir, "W", W, 2 * nw);
+		float *a = nanbuf(nr);
+		wr(dir, "O1", a, 4 * nw), wr(dir, "O2", a, 4 * np), wr(dir, "O3", a, 4 * np), wr(dir, "O4", a, 4 * nr), wr(dir, "O5", a, 4 * np);
+		wr(dir, "O6", a, 4 * nw), wr(dir, "O7", a, 4 * nw);
+		free(a), free(P), free(Q), free(R), free(W);
+		return 0;
+	}
+	float *O1 = rd(dir, "O1", nw), *O2 = rd(dir, "O2", np), *O3 = rd(dir, "O3", np), *O4 = rd(dir, "O4", nr), *O5 = rd(dir, "O5", np);
+	float *O6 = rd(dir, "O6", nw), *O7 = rd(dir, "O7", nw);
+	int b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0;
+	for (long long b = 0; b < B; b++) {
+		const uint16_t *p = P + b * 64 * 128, *q = Q + b * 64 * 128, *r = R + b * 128 * 128, *w = W + b * 64 * 64;
+		b1 += mm_bad(O1 + b * 64 * 64, 64, 64, 128, p, 128, 1, q, 1, 128);     /* P Q^T */
+		b2 += mm_bad(O2 + b * 64 * 128, 64, 128, 128, p, 128, 1, r, 128, 1);   /* P R */
+		b3 += mm_bad(O3 + b * 64 * 128, 64, 128, 64, w, 64, 1, q, 128, 1);     /* W Q */
+		b4 += mm_bad(O4 + b * 128 * 128, 128, 128, 64, p, 1, 128, q, 128, 1);  /* P^T Q */
+		b5 += mm_bad(O5 + b * 64 * 128, 64, 128, 64, w, 64, 1, q, 128, 1);     /* W Q, N = 128 per warpgroup */
+		b6 += mm_bad(O6 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 1, 64);        /* W W^T: one-span K-major A and B */
+		b6 += mm_bad(O7 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 64, 1);        /* W W: register A, one-span N-major B */
+	}
+	int bad = b1 + b2 + b3 + b4 + b5 + b6;
+	printf("acc_wgmma: bad elements P Q^T %d, P R %d, W Q %d, P^T Q %d, W Q (N 128) %d, one-span forms %d%s\n", b1, b2, b3, b4, b5, b6,
+	       bad ? " FAIL" : "");
+	free(O1), free(O2), free(O3), free(O4), free(O5), free(O6), free(O7), free(P), free(Q), free(R), free(W);
+	return bad ? 1 : 0;
+}
+
+static int gemm_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long M = atoll(argv[3]), N = 256, K = 384;
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
+	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);
+	if (!strcmp(argv[1], "gen-gemm")) {
+		wr(dir, "A", A, 2 * (size_t)(M * K)), wr(dir, "B", Bm, 2 * (size_t)(N * K));
+		float *a = nanbuf((size_t)(M * N));
+		wr(dir, "C", a, 2 * (size_t)(M * N));
+		free(a), free(A), free(Bm);
+		return 0;
+	}
+	char path[1024];
+	snprintf(path, sizeof path, "%s/C.out", dir);
+	FILE *f = fopen(path, "rb");
+	uint16_t *C = malloc(2 * (size_t)(M * N));
+	if (!f || fread(C, 2, (size_t)(M * N), f) != (size_t)(M * N))
+		exit(2);
+	fclose(f);
+	int bad = 0;
+	for (long long i = 0; i < M; i++)
+		for (long long j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (long long k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
+				sum += t, abs += fabs(t);
+			}
+			double c = oracle_bf16_to_f32(C[i * N + j]);
+			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
+		}
+	printf("gemm: %d bad elements of %lld%s\n", bad, M * N, bad ? " FAIL" : "");
+	free(C), free(A), free(Bm);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-gemm"))
+		return gemm_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-wgmma"))
+		return wgmma_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-tri"))
+		return tri_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-rows"))
+		return rows_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-scan"))
+		return scan_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-smem"))
 		return smem_case(argc, argv);
 	if (argc < 6)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/lower/emu.sh — the SIMT kernels of kernels/kda/ executed on the CPU emulator.
+# tests/lower/emu.sh — the SIMT kernels of kernels/kda/, the accumulator-layout corpus
+# kernels and the chunked KDA prefill sketch executed on the CPU emulator.
 #
 #   CAKE=bin/cake sh tests/lower/emu.sh
 #
@@ -9,7 +10,10 @@
 # seeded inputs (NaN-poisoned outputs), the driver runs the grid, and kda_emu
 # checks O and the final states against the float64 recurrence with the family's
 # tolerance (and tests/corpus/good/tile_ops.cake against tests/lower/tile_emu.c,
-# tests/corpus/good/acc_global_loads.cake against tests/lower/acc_emu.c). So the thread-tile layouts, shuffle trees and index arithmetic of the
+# tests/corpus/good/acc_global_loads.cake against tests/lower/acc_emu.c, and the other
+# accumulator-layout corpus kernels acc_*.cake the same way: scans, row values across
+# warpgroups, trisolve, and wgmma through the emulator's model of the instruction).
+# So the thread-tile layouts, shuffle trees and index arithmetic of the
 # generated code are executed and checked, not just compiled. A deliberately
 # broken kernel (the decay dropped) must fail. Skipped with a note when g++ is
 # missing. The last line is "N passed, N failed".
@@ -113,6 +117,83 @@ if "$CAKE" build tests/corpus/good/acc_smem_roundtrip.cake --emit=cuda -o "$d/k.
 else
 	bad "acc_smem_roundtrip B=2: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"
 fi
+# acc_case NAME FILE MODE B SEED VARS...: an accumulator-layout corpus kernel (KERNEL=name picks
+# one of the file's kernels) against tests/lower/acc_emu.c (acc_emu gen-MODE / check-MODE DIR B
+# SEED; the driver gets B and VARS)
+acc_case() {
+	nm=$1 f=$2 mode=$3 B=$4 seed=$5
+	shift 5
+	d=$TMP/$nm
+	mkdir -p "$d"
+	[ -n "${MUTATE:-}" ] && mut=1 || mut=0
+	if "$CAKE" build "$f" ${KERNEL:+--kernel "$KERNEL"} --emit=cuda -o "$d/k.cu" 2>"$d/err" && { [ $mut -eq 0 ] || sed -i "$MUTATE" "$d/k.cu"; } &&
+	   "$CAKE" build "$f" ${KERNEL:+--kernel "$KERNEL"} --emit=plan -o "$d/plan" 2>>"$d/err" &&
+	   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" --plan "$d/plan" && g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
+	   "$TMP/acc_emu" "gen-$mode" "$d" "$B" "$seed" && "$d/drv" "$d" B="$B" "$@" >"$d/run" 2>&1; then
+		"$TMP/acc_emu" "check-$mode" "$d" "$B" "$seed" >"$d/chk" 2>&1
+		rc=$?
+	else
+		rc=2
+	fi
+	if [ $mut -eq 0 ] && [ $rc -eq 0 ]; then ok "$nm B=$B: $(cat "$d/chk")"
+	elif [ $mut -eq 1 ] && [ $rc -eq 1 ]; then ok "$nm B=$B (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$nm B=$B: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"; fi
+	rm -rf "$d"
+}
+# cumsum(x, 0) over accumulator-layout tiles: split m (blocks across warpgroups), split n, unsplit, i32
+acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
+# ... and it must be able to fail: the second row half no longer adds the first half's total
+MUTATE='s/v_\[a_\] += __shfl_sync(0xffffffffu, v_\[a_ - 2\]/v_[a_] += 0.0f * __shfl_sync(0xffffffffu, v_[a_ - 2]/' acc_case acc_scan tests/corpus/good/acc_scan.cake scan 1 12
+# row values across warpgroups: l2norm, split-n row reductions, split-n column vectors, relayouts
+acc_case acc_rows tests/corpus/good/acc_rows.cake rows 2 13
+# ... and it must be able to fail: the other warpgroup's partial row results ignored
+MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]/' acc_case acc_rows tests/corpus/good/acc_rows.cake rows 1 14
+# trisolve: forward substitution through the lowering's shared scratch (unit and non-unit diagonals)
+KERNEL=acc_trisolve acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
+# ... and it must be able to fail: the diagonal no longer divides
+KERNEL=acc_trisolve MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+# the same in 4 passes of 32 columns (the scratch that fits next to a 200 KB buffer)
+KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_trisolve.cake tri 2 19
+# wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
+# an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
+acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
+# ... and it must be able to fail: the K steps no longer move to the second panel
+MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
+# the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
+# TMA ring, K-major wgmma, two consumer warpgroups)
+acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
+# the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
+# every primitive above, against the float64 recurrence with the kda family's tolerance
+# (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
+chunk() {
+	B=$1 T=$2 H=$3 seed=$4 want=${5:-0}
+	f=tests/corpus/good/kda_prefill_chunk.cake
+	d=$TMP/chunk.$seed
+	mkdir -p "$d"
+	label="kda_prefill_chunk B=$B T=$T H=$H"
+	if ! "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" || ! "$CAKE" build "$f" --emit=plan -o "$d/plan" 2>>"$d/err"; then
+		bad "$label: cake build failed"; grep error "$d/err" | head -5; return
+	fi
+	[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/k.cu"
+	if ! python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" --plan "$d/plan" 2>"$d/err" ||
+	   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>"$d/err"; then
+		bad "$label: the emulator driver does not build"; sed 's/^/    /' "$d/err" | head -10; return
+	fi
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv || { bad "$label: gen"; return; }
+	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" >"$d/run" 2>&1; then
+		bad "$label: the emulated kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv >"$d/chk" 2>&1
+	rc=$?
+	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
+	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
+	rm -rf "$d"
+}
+chunk 2 256 2 22
+chunk 1 128 3 24
+# ... and it must be able to fail: the state no longer decays between chunks
+MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_]);/' chunk 1 192 1 25 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

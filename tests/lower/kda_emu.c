@@ -2,15 +2,17 @@
  * kda_emu.c — inputs for, and the float64 check of, a KDA kernel run on the CPU
  * emulator (tools/emu/simt_emu.h; tests/lower/emu.sh drives it).
  *
- *   kda_emu gen   DIR B T H N VARLEN LB BF16 SEED   write DIR/NAME.bin for every parameter
- *   kda_emu check DIR B T H N VARLEN LB BF16 SEED DECODE   compare DIR/O.out, DIR/SN.out
+ *   kda_emu gen   DIR B T H N VARLEN LB BF16 SEED [DECODE [kv]]   write DIR/NAME.bin for every parameter
+ *   kda_emu check DIR B T H N VARLEN LB BF16 SEED DECODE [kv]     compare DIR/O.out, DIR/SN.out
  *
  * N sequences: B of T tokens, or (VARLEN = 1, B = 1) N packed ones of seeded
  * lengths summing to T; LB 0 is the softplus gate, any other value the lower
  * bound of the lower-bound gate; BF16 1 for a bf16 state. Inputs are the app's
  * generators (src/family/kda.h); O and SN start as NaN poison, so an element
  * the kernel never writes fails. The check is kda_check on every (sequence,
- * head) pair with the kda_decode (DECODE = 1) or kda tolerance.
+ * head) pair with the kda_decode (DECODE = 1) or kda tolerance. With `kv` the inputs
+ * take the names of tests/corpus/good/kda_prefill_chunk.cake (Qin, Kin, Vin, Gin, Bin)
+ * and the states are K-first, [N, H, K, V].
  */
 #include "family/kda.h"
 #include "family/oracle.h"
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 	double lb = atof(argv[8]);
 	uint64_t seed = strtoull(argv[10], NULL, 10);
 	bool gen = !strcmp(argv[1], "gen");
+	bool kv = argc > 12 && !strcmp(argv[12], "kv");   /* the chunked sketch's names and state layout */
 	size_t nk = (size_t)(B * T * H * K), nv = (size_t)(B * T * H * V), ns = (size_t)(N * H * K * V), es = bf16 ? 2 : 4;
 	/* inputs: generated (gen) or regenerated identically (check) */
 	uint16_t *q = malloc(2 * nk), *k = malloc(2 * nk), *g = malloc(2 * nk), *v = malloc(2 * nv), *be = malloc(2 * (size_t)(B * T * H));
@@ -82,12 +85,13 @@ int main(int argc, char **argv)
 	if (cu)
 		kda_segments(N, T, seed + 7, cu);
 	KdaProblem p = {.B = B, .T = T, .H = H, .K = K, .V = V, .N = N, .cu = cu, .packed = cu != NULL,
-	                .gate = lb != 0 ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS, .lower_bound = lb, .state_bf16 = bf16 != 0,
+	                .gate = lb != 0 ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS, .lower_bound = lb, .state_bf16 = bf16 != 0, .state_kv = kv,
 	                .q = q, .k = k, .v = v, .g = g, .beta = be, .alog = al, .dtb = dt, .s0 = s0};
 	int rc = 0;
 	if (gen) {
-		put(dir, "Q", 2 * nk, q), put(dir, "K", 2 * nk, k), put(dir, "G", 2 * nk, g), put(dir, "V", 2 * nv, v);
-		put(dir, "Beta", 2 * (size_t)(B * T * H), be), put(dir, "Alog", 4 * (size_t)H, al), put(dir, "Dtb", 4 * (size_t)(H * K), dt);
+		put(dir, kv ? "Qin" : "Q", 2 * nk, q), put(dir, kv ? "Kin" : "K", 2 * nk, k), put(dir, kv ? "Gin" : "G", 2 * nk, g);
+		put(dir, kv ? "Vin" : "V", 2 * nv, v), put(dir, kv ? "Bin" : "Beta", 2 * (size_t)(B * T * H), be);
+		put(dir, "Alog", 4 * (size_t)H, al), put(dir, "Dtb", 4 * (size_t)(H * K), dt);
 		put(dir, "S0", ns * es, s0);
 		if (cu)
 			put(dir, "Cu", sizeof(int64_t) * (size_t)(N + 1), cu);

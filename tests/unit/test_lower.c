@@ -1241,6 +1241,151 @@ static void test_thread_tiles(void **state)
 	free(mix), free(mix2);
 }
 
+/* The accumulator-layout primitives that move data between threads (sm90_acc.c and the
+ * row values of sm90.c): cumsum, l2norm and row reductions of split-n tiles, column vectors
+ * split like their tile, relayouts, trisolve with its scratch; executed by tests/lower/emu.sh,
+ * here the plan, key lines and the refusals. */
+static const char ACCP[] =
+	"kernel accp target sm_90a\n"
+	"  param X: global f32[B, 64, 128]\n"
+	"  param V: global f32[B, 128]\n"
+	"  param L: global f32[B, 64, 64]\n"
+	"  param O: global f32[B, 64, 128]\n"
+	"  param S: global f32[B, 128, 128]\n"
+	"  grid (B) as (b)\n"
+	"  role work warps 0..7\n"
+	"  frag x:  f32[64, 128] in work split n\n"
+	"  frag g:  f32[64, 128] in work split n\n"
+	"  frag l:  f32[64, 64] in work\n"
+	"  frag s:  f32[128, 128] in work split n\n"
+	"  frag v:  f32[128] in work\n"
+	"  frag gc: f32[128] in work\n"
+	"{\n"
+	"  in work {\n"
+	"    load x <- X[b, :, :]\n"
+	"    load v <- V[b, :]\n"
+	"    load l <- L[b, :, :]\n"
+	"    load s <- S[b, :, :]\n"
+	"    x = l2norm(x + cols(v))\n"
+	"    gc = colsum(x)\n"
+	"    g = cumsum(x, 0)\n"
+	"    g = trisolve(l, g - cols(gc))\n"
+	"    store O[b, :, :] <- g\n"
+	"    store S[b, :, :] <- rows(exp(gc)) * s\n"
+	"  }\n"
+	"}\n";
+
+static void test_acc_primitives(void **state)
+{
+	(void)state;
+	Fx f;
+	fx_open(&f, ACCP);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	const PlanFrag *v = &p->frags[plan_frag_index(p, "v")], *gc = &p->frags[plan_frag_index(p, "gc")];
+	assert_int_equal(v->layout, FRAG_COL);   /* split like the split-n tile it is broadcast over */
+	assert_int_equal(v->split, SPLIT_N);
+	assert_int_equal(v->wg_cols, 64);
+	assert_int_equal(v->regs_per_thread, 16);
+	assert_int_equal(gc->split, SPLIT_N);     /* a colsum of a split-n tile */
+	/* trisolve's scratch after the (absent) buffers: L 64 x 64 and B 64 x 129 f32, all columns at once */
+	assert_int_equal(p->scratch_bytes, 4 * (64 * 64 + 64 * 129));
+	assert_int_equal(p->scratch_role[0], p->scratch_offset);
+	assert_int_equal(p->scratch_cols[0], 128);
+	assert_true(p->smem_used >= p->scratch_offset + p->scratch_bytes);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"const float2 *src_ = (const float2 *)(V + (long long)b * 128 + 2 * (int)(lane_ % 4u) + (int)role_wg * 64);",   /* split-n column vector */
+		"__shared__ float rw",                                    /* the row sums of squares across the warpgroups */
+		"l2n",                                                    /* l2norm's per-row scale */
+		"rsqrtf(",
+		"__shfl_up_sync(0xffffffffu, v_[a_], o_);",               /* the scan's ladder */
+		"__shared__ float cu",                                    /* ... and its block totals */
+		"x_[i_] = ((p_[0] + p_[1]) + (p_[2] + p_[3])) / li_[i_];",  /* forward substitution */
+		"__shared__ float rv",                                    /* rows() of a column vector */
+	};
+	expect_all(t, must, NELEM(must));
+	expect_compiles(t, "accp");
+	sb_free(&cu);
+	fx_close(&f);
+	/* refusals: a scan along the rows; a nested cumsum; a solve of 128 rows */
+	char *c1 = text_with(ACCP, "g = cumsum(x, 0)", "g = cumsum(x, 1)");
+	expect_refused(c1, "CK-LOW-002");
+	char *c2 = text_with(ACCP, "g = cumsum(x, 0)", "g = exp(cumsum(x, 0))");
+	expect_refused(c2, "CK-LOW-002");
+	char *c3 = text_with(ACCP, "  frag l:  f32[64, 64] in work\n", "  frag l:  f32[64, 64] in work\n  frag l2: f32[128, 128] in work split n\n");
+	char *c4 = text_with(c3, "    store O[b, :, :] <- g\n", "    store O[b, :, :] <- g\n    l2 = trisolve(s, s)\n");
+	expect_refused(c4, "CK-LOW-002");
+	free(c1), free(c2), free(c3), free(c4);
+	/* a column vector broadcast over a split-n tile and an unsplit one has no one layout */
+	char *m1 = text_with(ACCP, "  frag gc: f32[128] in work\n", "  frag gc: f32[128] in work\n  frag u: f32[64, 128] in work\n");
+	char *m2 = text_with(m1, "    store O[b, :, :] <- g\n", "    u = cols(v) + 0.0\n    store O[b, :, :] <- g\n");
+	fx_open(&f, m2);
+	assert_null(derive_plan(&f.c, f.k));
+	assert_true(has_rule(&f.dl, "CK-LOW-009"));
+	fx_close(&f);
+	free(m1), free(m2);
+}
+
+/* wgmma operands in column panels (rows of two 128B swizzle spans), a transposed A, an
+ * N-major B split by panels: the descriptors (executed by tests/lower/emu.sh's model). */
+static const char PANELS[] =
+	"kernel panels target sm_90a\n"
+	"  param P: global bf16[B, 64, 128]\n"
+	"  param O: global f32[B, 128, 128]\n"
+	"  param O2: global f32[B, 64, 64]\n"
+	"  grid (B) as (b)\n"
+	"  role math warps 0..7\n"
+	"  smem pa: bf16[64, 128] swizzle 128B\n"
+	"  frag t: bf16[64, 128] in math split n\n"
+	"  frag c: f32[128, 128] in math split n\n"
+	"  frag d: f32[64, 64] in math\n"
+	"{\n"
+	"  in math {\n"
+	"    load t <- P[b, :, :]\n"
+	"    store pa[:, :] <- t\n"
+	"    fence proxy_async\n"
+	"    sync math\n"
+	"    wgmma c = pa^T @ pa\n"
+	"    wgmma d = pa @ pa^T\n"
+	"    wgmma_wait 0\n"
+	"    store O[b, :, :] <- c\n"
+	"    store O2[b, :, :] <- d\n"
+	"  }\n"
+	"}\n";
+
+static void test_wgmma_panels(void **state)
+{
+	(void)state;
+	Fx f;
+	fx_open(&f, PANELS);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *t = sb_str(&cu);
+	static const char *must[] = {
+		"const u32 o_ = c_ / 128u * 8192u + (u32)(row0_ + mt_ * 64 + 8 * h_) * 128u + c_ % 128u;",   /* the store into panels */
+		"wgmma_m64n64k16_bf16_ta_tb(c + mt_ * 32,",                                                  /* M-major A, N-major B */
+		"wgmma_desc(a_base_ + mt_ * 8192u + kk_ * 2048u, 8192u, 1024u, 1u),",                       /* A^T: a panel per m64 tile */
+		"const u32 b_base_ = smem_pa + role_wg * 8192u;   /* this warpgroup's 64 columns: its panels of pa */",
+		"wgmma_desc(a_base_ + mt_ * 8192u + kk_ / 4 * 8192u + kk_ % 4 * 32u, 16u, 1024u, 1u),",     /* K-major over two panels */
+		"%32, %33, p, 1, 1, 1, 1;",                                                                    /* trans-a and trans-b */
+	};
+	expect_all(t, must, NELEM(must));
+	expect_compiles(t, "panels");
+	sb_free(&cu);
+	fx_close(&f);
+	/* an N-major B whose warpgroup columns start inside a swizzle atom is refused */
+	char *h = text_with(PANELS, "  smem pa: bf16[64, 128] swizzle 128B\n", "  smem pa: bf16[64, 128] swizzle 128B\n  smem nb: bf16[64, 64] swizzle 128B\n  frag e: f32[64, 64] in math split n\n  frag z: bf16[64, 64] in math\n");
+	char *h2 = text_with(h, "    wgmma_wait 0\n", "    wgmma e = nb @ nb\n    wgmma_wait 0\n");
+	char *h3 = text_with(h2, "    store pa[:, :] <- t\n", "    store pa[:, :] <- t\n    z = 0\n    store nb[:, :] <- z\n");
+	expect_refused(h3, "CK-LOW-009");
+	free(h), free(h2), free(h3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1262,6 +1407,8 @@ int main(void)
 		cmocka_unit_test(test_kmeans_segmented),
 		cmocka_unit_test(test_counting_sort),
 		cmocka_unit_test(test_thread_tiles),
+		cmocka_unit_test(test_acc_primitives),
+		cmocka_unit_test(test_wgmma_panels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,13 @@
  * vectors, element reads, warp shuffles, named barriers, `__shared__` scratch, global and
  * shared-memory atomics, TMA box loads completing on mbarriers — so their layouts, shuffle
  * trees, index arithmetic and synchronisation are checked against the float64 oracles, not
- * just compiled. wgmma is out of scope (its helpers are not defined here, so such a kernel
- * fails to build), and so is anything a cluster shares.
+ * just compiled. wgmma is modelled too (emu_wgmma below, wrapped per variant by mkdriver.py):
+ * its operands are read from shared memory by the PTX ISA's canonical layouts — the
+ * descriptor's start address, leading and stride byte offsets and swizzle mode, K-major or
+ * MN-major — independently of how the Cake lowering wrote them, and the product is formed at
+ * once (the asynchrony, fences and wait_group are no-ops: a program that waits before it
+ * reads sees the same values); so it checks the descriptors and the layouts of `store`d
+ * operands, not the hardware. Anything a cluster shares is out of scope.
  *
  * Model. The CTAs of the grid run one after another. Inside a CTA every thread is a
  * cooperative coroutine with its own stack, so a kernel's per-thread registers are ordinary
@@ -136,7 +141,8 @@ inline ucontext_t sched;
 inline void (*body)(void *) = nullptr;   /* the kernel call of the launch, on body_ctx */
 inline void *body_ctx = nullptr;
 inline dim3e block_idx, grid_dim, block_dim;
-inline Bar bars[64];
+static const int NBARS = 128;           /* named barriers 0-15, warps 32 + w, warpgroups 96 + g */
+inline Bar bars[NBARS];
 inline uint64_t slots[32][32];
 static const int MAXMBAR = 64;
 inline u32 mbar_addr[MAXMBAR];           /* the CTA's initialised mbarriers, by address */
@@ -222,7 +228,7 @@ static bool run_cta(unsigned nthreads)
 {
 	if (th.size() < nthreads)
 		th.resize(nthreads);
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < NBARS; i++)
 		bars[i] = Bar();
 	nmbars = 0;
 	tma_pending.clear();
@@ -605,6 +611,78 @@ static inline void tma_load_5d(u32 d, const CUtensorMap *m, u32 b, int c0, int c
 {
 	int c[5] = {c0, c1, c2, c3, c4};
 	emu_tma_load(d, m, b, c);
+}
+
+/* ---- wgmma.mma_async m64nNk16 (bf16 / f16 inputs, f32 accumulators): a model ---- */
+static inline u64 wgmma_desc(u32 saddr, u32 lbo, u32 sbo, u32 layout)
+{
+	return (u64)((saddr & 0x3FFFFu) >> 4) | ((u64)((lbo >> 4) & 0x3FFFu) << 16) | ((u64)((sbo >> 4) & 0x3FFFu) << 32) | ((u64)layout << 62);
+}
+static inline void wgmma_fence() {}
+static inline void wgmma_commit() {}
+template <int N> static inline void wgmma_wait() {}
+
+/* Element (mn, k) of a 16-bit operand tile described by desc (mn: the M row of A or the N
+ * column of B; k < 16), by the canonical layouts of the PTX ISA (swizzle atoms of 8 rows x
+ * S bytes, S = 128, 64, 32 for layouts 1, 2, 3):
+ *   K-major   rows along mn, S bytes apart, 8-row groups SBO apart; k contiguous in a row;
+ *   MN-major  mn contiguous in an atom row (S / 2 elements), the next atom along mn LBO
+ *             apart; k rows S bytes apart, 8-row groups SBO apart;
+ * then the swizzle of the address (the 16-byte chunk XOR the row within the 8-row pattern). */
+static float emu_desc_elem(u64 desc, bool mn_major, int mn, int k, bool f16)
+{
+	u32 start = (u32)(desc & 0x3FFFu) << 4, lbo = (u32)((desc >> 16) & 0x3FFFu) << 4, sbo = (u32)((desc >> 32) & 0x3FFFu) << 4;
+	int layout = (int)(desc >> 62);
+	u32 S = layout == 1 ? 128u : layout == 2 ? 64u : layout == 3 ? 32u : 0u;
+	if (!S)
+		emu::fail("wgmma descriptor without a swizzle (interleaved layout) is not modelled");
+	u32 off = mn_major ? (u32)(mn % (int)(S / 2)) * 2u + (u32)(mn / (int)(S / 2)) * lbo + (u32)(k % 8) * S + (u32)(k / 8) * sbo
+	                   : (u32)(mn % 8) * S + (u32)(mn / 8) * sbo + (u32)k * 2u;
+	u32 a = start + off;
+	a ^= ((a >> 7) & (S == 128 ? 7u : S == 64 ? 3u : 1u)) << 4;
+	uint16_t v;
+	memcpy(&v, emu_sptr(a, 2), 2);
+	return f16 ? f16lo_f32(v) : bf16lo_f32(v);
+}
+
+namespace emu {
+inline u32 wg_areg[8][128][4];   /* register A operands of each warpgroup's threads */
+}
+
+/* One thread's call of a wgmma of its warpgroup: D[64 x N] (+)= A[64 x 16] B[16 x N]. A from
+ * registers (areg: the m64k16 fragment, a0 rows w*16 + l/4, a1 8 rows lower, a2/a3 the same at
+ * k + 8; each the pair k = 2(l%4), +1) or shared memory (da; M-major when ta); B from shared
+ * memory (db; N-major when tb). The threads of the warpgroup exchange their A registers
+ * between two barriers (ids 96 + warpgroup); each then forms the accumulator elements it
+ * holds (rows w*16 + l/4 (+8), columns 8j + 2(l%4) (+1)) in f32. */
+static void emu_wgmma(float *d, int N, bool f16, const u32 *areg, u64 da, bool ta, u64 db, bool tb, int scale_d)
+{
+	unsigned t = threadIdx.x, wg = t / 128u, lt = t % 128u, w = lt / 32u, l = lt % 32u;
+	if (wg >= 8)
+		emu::fail("wgmma from a warpgroup past the eighth");
+	if (areg)
+		memcpy(emu::wg_areg[wg][lt], areg, 16);
+	emu::barrier(96 + (int)wg, 128);
+	for (int j = 0; j < N / 8; j++)
+		for (int h = 0; h < 2; h++)
+			for (int e = 0; e < 2; e++) {
+				int row = (int)(w * 16 + l / 4) + 8 * h, col = 8 * j + 2 * (int)(l % 4) + e;
+				float acc = scale_d ? d[4 * j + 2 * h + e] : 0.0f;
+				for (int k = 0; k < 16; k++) {
+					float a;
+					if (areg) {
+						const u32 *src = emu::wg_areg[wg][(row / 16) * 32 + (row % 8) * 4 + (k % 8) / 2];
+						u32 pair = src[(row % 16 >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0)];
+						u32 bits = k % 2 ? pair >> 16 : pair & 0xFFFFu;
+						a = f16 ? f16lo_f32(bits) : bf16lo_f32(bits);
+					} else {
+						a = emu_desc_elem(da, ta, row, k, f16);
+					}
+					acc += a * emu_desc_elem(db, tb, col, k, f16);
+				}
+				d[4 * j + 2 * h + e] = acc;
+			}
+	emu::barrier(96 + (int)wg, 128);
 }
 
 /* Launch: every CTA of grid (gx, gy, gz) with nthreads threads, one after another (in a

@@ -1,0 +1,64 @@
+# acc_trisolve — trisolve(L, B) over accumulator-layout tiles (LOWERING.md §2): the chunk solve
+# of the KDA prefill, L = I + a strictly lower part held by both warpgroups, B and X split by
+# columns (w = L^-1 x), and a second solve with a non-unit diagonal, a row-scaled right-hand
+# side and an upper triangle of 1e30 that must never be read (u = L2^-1 (beta * x)).
+# acc_trisolve_passes is the same with 200 KB of shared memory taken by a buffer, so the
+# lowering's scratch has room for 32 of the 128 columns only and the solve runs in 4 passes.
+# tests/lower/emu.sh runs both on the CPU emulator against a float64 forward substitution
+# (tests/lower/acc_emu.c).
+kernel acc_trisolve target sm_90a
+  param Lm:   global f32[B, 64, 64]
+  param Bm:   global f32[B, 64, 128]
+  param Bt:   global f32[B, 64]
+  param OutW: global f32[B, 64, 128]
+  param OutU: global f32[B, 64, 128]
+  grid (B) as (b)
+  role work warps 0..7
+  frag l:    f32[64, 64] in work
+  frag akk:  f32[64, 64] in work
+  frag x:    f32[64, 128] in work split n
+  frag w:    f32[64, 128] in work split n
+  frag beta: f32[64] in work
+{
+  in work {
+    load l <- Lm[b, :, :]
+    load x <- Bm[b, :, :]
+    load beta <- Bt[b, :]
+    akk = where(col_idx() < row_idx(), l * 0.25, 0.0)
+    akk = where(col_idx() == row_idx(), 1.0, akk)
+    w = trisolve(akk, x)
+    store OutW[b, :, :] <- w
+    akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
+    w = trisolve(akk, rows(beta) * x)
+    store OutU[b, :, :] <- w
+  }
+}
+
+kernel acc_trisolve_passes target sm_90a
+  param Lm:   global f32[B, 64, 64]
+  param Bm:   global f32[B, 64, 128]
+  param Bt:   global f32[B, 64]
+  param OutW: global f32[B, 64, 128]
+  param OutU: global f32[B, 64, 128]
+  grid (B) as (b)
+  role work warps 0..7
+  smem pad: f32[200, 256]           # unused (CK-SCHED-002 says so): it only takes the room
+  frag l:    f32[64, 64] in work
+  frag akk:  f32[64, 64] in work
+  frag x:    f32[64, 128] in work split n
+  frag w:    f32[64, 128] in work split n
+  frag beta: f32[64] in work
+{
+  in work {
+    load l <- Lm[b, :, :]
+    load x <- Bm[b, :, :]
+    load beta <- Bt[b, :]
+    akk = where(col_idx() < row_idx(), l * 0.25, 0.0)
+    akk = where(col_idx() == row_idx(), 1.0, akk)
+    w = trisolve(akk, x)
+    store OutW[b, :, :] <- w
+    akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
+    w = trisolve(akk, rows(beta) * x)
+    store OutU[b, :, :] <- w
+  }
+}
