@@ -119,14 +119,21 @@ static int each_line(Imp *x, const char *path, char *text, int (*fn)(Imp *, cons
 	return 0;
 }
 
-static int add_text(Imp *x, const char *path, int ln, json_t *o)
+/* Whether line ln of path names format want; else x->err says what it names. */
+static bool has_format(Imp *x, json_t *o, const char *want, const char *path, int ln)
 {
 	const char *fmt = json_string_value(json_object_get(o, "format"));
-	if (!fmt || strcmp(fmt, "cake-candidate/1")) {
-		snprintf(x->err, sizeof x->err, "%s:%d: not a cake-candidate/1 line (format %s%s%s)", path, ln, fmt ? "'" : "",
-		         fmt ? fmt : "missing", fmt ? "'" : "");
+	if (fmt && !strcmp(fmt, want))
+		return true;
+	snprintf(x->err, sizeof x->err, "%s:%d: not a %s line (format %s%s%s)", path, ln, want, fmt ? "'" : "",
+	         fmt ? fmt : "missing", fmt ? "'" : "");
+	return false;
+}
+
+static int add_text(Imp *x, const char *path, int ln, json_t *o)
+{
+	if (!has_format(x, o, "cake-candidate/1", path, ln))
 		return 1;
-	}
 	const char *id = adup(x, o, "id"), *text = adup(x, o, "text");
 	if (!id || !text) {
 		snprintf(x->err, sizeof x->err, "%s:%d: a cake-candidate/1 line needs \"id\" and \"text\"", path, ln);
@@ -158,12 +165,8 @@ static int add_text(Imp *x, const char *path, int ln, json_t *o)
 
 static int add_measure(Imp *x, const char *path, int ln, json_t *o)
 {
-	const char *fmt = json_string_value(json_object_get(o, "format"));
-	if (!fmt || strcmp(fmt, "cake-measure/1")) {
-		snprintf(x->err, sizeof x->err, "%s:%d: not a cake-measure/1 line (format %s%s%s)", path, ln, fmt ? "'" : "",
-		         fmt ? fmt : "missing", fmt ? "'" : "");
+	if (!has_format(x, o, "cake-measure/1", path, ln))
 		return 1;
-	}
 	StoreEval e;
 	store_eval_init(&e);
 	e.cand = adup(x, o, "candidate");

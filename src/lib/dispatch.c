@@ -164,61 +164,45 @@ int lib_load_with(LibSet *ls, const LibFamily *fam, const char *dir, CakeStage u
 		for (int j = 0; j < ls->nunits && !otext; j++)
 			if (!strcmp(ls->unit_file[j], fam->files[i]))
 				u = j;
-		if (otext) {   /* a store candidate in place of the corpus kernel: its own unit */
+		if (u < 0) {   /* a new unit: the kernel's file, or a store candidate's text in its place */
 			if (ls->nunits == (int)NELEM(ls->units)) {
 				sb_printf(err, "family %s uses more than %d kernel sources", fam->name, (int)NELEM(ls->units));
 				return 1;
 			}
 			u = ls->nunits++;
-			ls->unit_file[u] = ov->id[i];   /* never matches a file name: no other kernel shares it */
-			ls->note[i] = ov->note[i];
 			CakeOptions co = cake_options(until);
-			int before = ls->diags.nerr;
-			char name[64];
-			snprintf(name, sizeof name, "store:%s", ov->id[i]);
-			int rc = cake_compile_text(&ls->units[u], &ls->srcs, &ls->diags, name, otext, strlen(otext), &co);
+			int before = ls->diags.nerr, rc;
+			char where[4096];
+			if (otext) {
+				ls->unit_file[u] = ov->id[i];   /* never matches a file name: no other kernel shares it */
+				ls->note[i] = ov->note[i];
+				snprintf(where, sizeof where, "store:%s", ov->id[i]);
+				rc = cake_compile_text(&ls->units[u], &ls->srcs, &ls->diags, where, otext, strlen(otext), &co);
+			} else {
+				ls->unit_file[u] = fam->files[i];
+				snprintf(where, sizeof where, "%s/%s", dir, fam->files[i]);
+				rc = cake_compile_path(&ls->units[u], &ls->srcs, &ls->diags, where, &co);
+				if (rc == 2) {
+					sb_printf(err, "cannot read '%s' (pass --kernels DIR, the folder holding the %s .cake files)", where,
+					          fam->name);
+					return 1;
+				}
+			}
 			if (rc == GPU_EXIT_NO_DRIVER) {
-				sb_printf(err, "%s: %s", name, ls->units[u].error);
+				sb_printf(err, "%s: %s", where, ls->units[u].error);
 				return GPU_EXIT_NO_DRIVER;
 			}
 			if (rc || ls->diags.nerr > before || ls->units[u].failed != CAKE_STAGE_NONE) {
 				StrBuf d = {0};
 				diag_sort(&ls->diags);
 				diag_print_text(&d, &ls->srcs, &ls->diags, false);
-				sb_printf(err, "the store candidate for %s (%s) does not compile%s%s:\n%s(build without --store to use "
-				          "the corpus kernel)", fam->kernels[i], ov->id[i], ls->units[u].error[0] ? ": " : "",
-				          ls->units[u].error, sb_str(&d));
-				sb_free(&d);
-				return 1;
-			}
-		}
-		if (u < 0) {
-			if (ls->nunits == (int)NELEM(ls->units)) {
-				sb_printf(err, "family %s uses more than %d kernel files", fam->name, (int)NELEM(ls->units));
-				return 1;
-			}
-			u = ls->nunits++;
-			ls->unit_file[u] = fam->files[i];
-			char path[4096];
-			snprintf(path, sizeof path, "%s/%s", dir, fam->files[i]);
-			CakeOptions co = cake_options(until);
-			int before = ls->diags.nerr;
-			int rc = cake_compile_path(&ls->units[u], &ls->srcs, &ls->diags, path, &co);
-			if (rc == 2) {
-				sb_printf(err, "cannot read '%s' (pass --kernels DIR, the folder holding the %s .cake files)", path,
-				          fam->name);
-				return 1;
-			}
-			if (rc == GPU_EXIT_NO_DRIVER) {
-				sb_printf(err, "%s: %s", path, ls->units[u].error);
-				return GPU_EXIT_NO_DRIVER;
-			}
-			if (rc || ls->diags.nerr > before || ls->units[u].failed != CAKE_STAGE_NONE) {
-				StrBuf d = {0};
-				diag_sort(&ls->diags);
-				diag_print_text(&d, &ls->srcs, &ls->diags, false);
-				sb_printf(err, "%s does not compile%s%s:\n%s", path, ls->units[u].error[0] ? ": " : "",
-				          ls->units[u].error, sb_str(&d));
+				if (otext)
+					sb_printf(err, "the store candidate for %s (%s) does not compile%s%s:\n%s(build without --store to "
+					          "use the corpus kernel)", fam->kernels[i], ov->id[i], ls->units[u].error[0] ? ": " : "",
+					          ls->units[u].error, sb_str(&d));
+				else
+					sb_printf(err, "%s does not compile%s%s:\n%s", where, ls->units[u].error[0] ? ": " : "",
+					          ls->units[u].error, sb_str(&d));
 				sb_free(&d);
 				return 1;
 			}

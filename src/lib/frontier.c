@@ -153,23 +153,20 @@ int lib_frontier(const LibSet *ls, Store *st, double min_gain, LibOverrides *ov,
 			int best_common = 0;
 			const char *near = NULL;
 			char whybuf[256] = "";
-			/* distinct candidates, in store order */
-			for (int e = 0; e < ne; e++) {
+			/* each other candidate's evaluations, grouped by work item (sorted once) */
+			qsort(ev, (size_t)ne, sizeof *ev, store_eval_cmp_item);
+			for (int e = 0, g; e < ne; e = g) {
 				const char *c = ev[e].cand;
-				if (!strcmp(c, cid) || isnan(ev[e].median_us))
-					continue;
-				bool seen = false;
-				for (int q = 0; q < e && !seen; q++)
-					seen = !strcmp(ev[q].cand, c) && !strcmp(ev[q].kernel, ev[e].kernel);
-				if (seen)
+				for (g = e + 1; g < ne && !strcmp(ev[g].cand, c) && !strcmp(ev[g].kernel, ev[e].kernel); g++)
+					;
+				if (!strcmp(c, cid))
 					continue;
 				double lg = 0, worst = INFINITY;
 				int common = 0;
 				for (int b = 0; b < nb; b++) {
 					double m = NAN;
-					for (int q = 0; q < ne; q++)
-						if (!strcmp(ev[q].cand, c) && !strcmp(ev[q].kernel, ev[e].kernel) &&
-						    !strcmp(ev[q].shape, base[b].shape) && !isnan(ev[q].median_us) &&
+					for (int q = e; q < g; q++)
+						if (!strcmp(ev[q].shape, base[b].shape) && !isnan(ev[q].median_us) &&
 						    (isnan(m) || ev[q].median_us < m))
 							m = ev[q].median_us;
 					if (isnan(m))

@@ -19,30 +19,9 @@
 # missing. The last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-CAKE=${CAKE:-bin/cake}
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "ok   $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-if ! command -v g++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	echo "note: g++ or python3 missing; the emulation tests are skipped"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cake-emu.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT INT TERM
-# the checker, against the library the driver under test was built from
-case "$CAKE" in
-*asan*) LIB=build/asan/libcake.a; SANF="-fsanitize=address,undefined" ;;
-*) LIB=build/rel/libcake.a; SANF="" ;;
-esac
-[ -f "$LIB" ] || LIB=build/rel/libcake.a
-[ -f "$LIB" ] || { echo "FAIL: no libcake.a (build first)"; echo "0 passed, 1 failed"; exit 1; }
-for t in kda_emu tile_emu acc_emu; do
-	cc -std=c11 -D_GNU_SOURCE -O1 $SANF -Isrc -o "$TMP/$t" tests/lower/$t.c "$LIB" -lm -lpthread || {
-		echo "FAIL: tests/lower/$t.c does not build"; echo "0 passed, 1 failed"; exit 1; }
-done
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+SUITE=emulation TAG=cake-emu
+. tests/lower/emu.inc
+for t in kda_emu tile_emu acc_emu; do emu_checker "$t"; done
 
 # run FILE KERNEL DECODE B T H N VARLEN LB BF16 SEED [EXPECT]: EXPECT 0 pass (default), 1 must fail
 run() {

@@ -22,27 +22,9 @@
 # failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-CAKE=${CAKE:-bin/cake}
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); echo "ok   $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-if ! command -v g++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-	echo "note: g++ or python3 missing; the k-means emulation tests are skipped"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cake-kmemu.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT INT TERM
-case "$CAKE" in
-*asan*) LIB=build/asan/libcake.a; SANF="-fsanitize=address,undefined" ;;
-*) LIB=build/rel/libcake.a; SANF="" ;;
-esac
-[ -f "$LIB" ] || LIB=build/rel/libcake.a
-[ -f "$LIB" ] || { echo "FAIL: no libcake.a (build first)"; echo "0 passed, 1 failed"; exit 1; }
-cc -std=c11 -D_GNU_SOURCE -O1 $SANF -Isrc -o "$TMP/kmeans_emu" tests/lower/kmeans_emu.c "$LIB" -lm -lpthread || {
-	echo "FAIL: tests/lower/kmeans_emu.c does not build"; echo "0 passed, 1 failed"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+SUITE="k-means emulation" TAG=cake-kmemu
+. tests/lower/emu.inc
+emu_checker kmeans_emu
 NJOBS=$(nproc 2>/dev/null || echo 2)
 KM=kernels/kmeans
 
