@@ -26,9 +26,13 @@ case_() {   # case_ NAME CAKE-ARGS...
 		timeout 240 "$SAN" --tool "$t" --target-processes all --error-exitcode 99 "$CAKE" "$@" > "$log" 2>&1
 		local rc=$?
 		local errs
-		errs=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | awk '{s += $3} END {print s + 0}')
+		# memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with
+		# "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)"
+		errs=$( { grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | awk '{print $3}'
+			grep -o 'RACECHECK SUMMARY: .*([0-9]* error' "$log" | sed 's/.*(//' | awk '{print $1}'; } |
+			awk '{s += $1} END {print s + 0}')
 		local sums
-		sums=$(grep -c 'ERROR SUMMARY' "$log")
+		sums=$(grep -c 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log")
 		printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$t" "$errs" "$sums" "$rc" >> "$OUT/sanitize.tsv"
 		{ [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$sums" -eq 0 ]; } && bad=1
 	done
@@ -36,6 +40,7 @@ case_() {   # case_ NAME CAKE-ARGS...
 K=kernels/kda
 case_ gemm_seed_naive run kernels/gemm/seed_naive.cake M=256 N=256 K=128 --timeout 120
 case_ kmeans_seed_naive run kernels/kmeans/seed_naive.cake B=2 N=1024 K=512 --timeout 120
+case_ kmeans_fit kmeans --shape B=2,N=3000,D=128,K=100 --iters 2
 case_ kda_decode kda --mode decode --shape B=2,H=2,T=1 --iters 1 --no-graph --kernel $K/kda_decode.cake:kda_decode
 case_ kda_decode_T4 kda --mode decode --shape B=2,H=2,T=4 --iters 1 --no-graph --kernel $K/kda_decode.cake:kda_decode
 case_ kda_decode_lb kda --mode decode --shape B=2,H=2,T=1 --iters 1 --no-graph --lower-bound -5 --kernel $K/kda_decode.cake:kda_decode_lb
