@@ -13,6 +13,9 @@
  * 2^-8 of the score scale; centroids within 1e-2 relative per cluster, empty ones bit for bit);
  * assign and update on their own; fit with tol = 1e30 stops after one iteration.
  * The device is reached through dlopen("libcuda.so.1") for allocation and copies.
+ * --launch-only runs every call without reading results: tests/cli/library.sh runs it on the
+ * stand-in driver (tests/cli/fake_cuda.c), where every call must still succeed (the
+ * dispatcher, workspace, tensor-map and launch arguments of every route and shape).
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -37,6 +40,7 @@ static CUresult (*cuMemsetD8)(uint64_t, unsigned char, size_t);
 static CUresult (*cuCtxSynchronize)(void);
 
 static int failures;
+static int launch_only;   /* --launch-only: every call must succeed; results are not read (a stand-in driver) */
 
 static void ck(CUresult r, const char *what)
 {
@@ -133,6 +137,11 @@ static void smoke_gemm(long long M, long long N, long long K)
 				exit(1);
 			continue;
 		}
+		if (launch_only) {
+			printf("ok   gemm %lldx%lldx%lld route %-18s (auto: %s) launched\n", M, N, K,
+			       route < 0 ? "auto" : cake_gemm_route_name(route), cake_gemm_route_name(cake_gemm_route(M, N, K)));
+			continue;
+		}
 		ck(cuMemcpyDtoH(C, dC, nc * 2), "DtoH");
 		double num = 0, den = 0;
 		long long bad = 0;
@@ -194,6 +203,13 @@ static void smoke_kmeans(long long B, long long N, long long D, long long K, int
 		if (sr)
 			exit(1);
 		return;
+	}
+	if (launch_only) {
+		rc = cake_kmeans_update(x, (void *)(uintptr_t)dL, (void *)(uintptr_t)dC2, (void *)(uintptr_t)dC2,
+		                        (void *)(uintptr_t)dN, B, N, D, K, dt, update, NULL, 0, NULL);
+		printf("%s %s: init, fit, assign and update %s\n", rc ? "FAIL" : "ok  ", what, rc ? cake_kmeans_last_error() : "launched");
+		failures += rc != 0;
+		goto done;
 	}
 	ck(cuMemcpyDtoH(C1, dC, nc * 2), "DtoH");
 	ck(cuMemcpyDtoH(L, dL, (size_t)(B * N) * 4), "DtoH");
@@ -305,12 +321,14 @@ static void smoke_kmeans(long long B, long long N, long long D, long long K, int
 	       "assign %lld out of range, update alone rel err %.2e, counts %s, iterations %d/%d (rc %d)\n", ok ? "ok  " : "FAIL",
 	       what, init_bad, mism, ties, range, uerr, empty_bad, arange, uerr2, cnt_bad ? "BAD" : "ok", it, it2, rc);
 	free(score), free(cn), free(sum), free(n), free(ref);
+done:
 	free(X), free(C0), free(C1), free(L), free(L2), free(cnt);
 	cuMemFree(dX), cuMemFree(dC), cuMemFree(dC2), cuMemFree(dL), cuMemFree(dL2), cuMemFree(dN);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	launch_only = argc > 1 && !strcmp(argv[1], "--launch-only");
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
 	if (!lib) {
 		printf("smoke: no libcuda.so.1\n");

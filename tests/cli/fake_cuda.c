@@ -18,6 +18,7 @@
 
 typedef int CUresult;
 static int handle_;   /* any non-NULL address */
+static void *current_; /* the current context */
 
 CUresult cuInit(unsigned f) { (void)f; return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
@@ -32,7 +33,7 @@ CUresult cuDeviceGetAttribute(int *v, int a, int d)
 }
 CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = &handle_; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; return 0; }
-CUresult cuCtxSetCurrent(void *c) { (void)c; return 0; }
+CUresult cuCtxSetCurrent(void *c) { current_ = c; return 0; }
 CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "fake error"; return 0; }
 CUresult cuGetErrorName(CUresult r, const char **s) { (void)r; *s = "CUDA_ERROR_FAKE"; return 0; }
@@ -54,7 +55,22 @@ CUresult cuLaunchKernel(void *f, unsigned a, unsigned b, unsigned c, unsigned d,
 	(void)f, (void)a, (void)b, (void)c, (void)d, (void)e, (void)g, (void)s, (void)st, (void)p, (void)x;
 	return 0;
 }
-CUresult cuLaunchKernelEx(const void *cfg, void *f, void **p, void **x) { (void)cfg, (void)f, (void)p, (void)x; return 0; }
+/* CUlaunchConfig's leading fields; a launch the real driver would refuse is refused */
+typedef struct {
+	unsigned gx, gy, gz, bx, by, bz, smem;
+	void *stream;
+	void *attrs;
+	unsigned nattrs;
+} FakeLaunchConfig;
+CUresult cuLaunchKernelEx(const void *cfg, void *f, void **p, void **x)
+{
+	const FakeLaunchConfig *c = cfg;
+	(void)f, (void)x;
+	if (!c->gx || !c->gy || !c->gz || c->gy > 65535 || c->gz > 65535 || !c->bx || !c->by || !c->bz ||
+	    (unsigned long long)c->bx * c->by * c->bz > 1024 || c->smem > 232448 || !p)
+		return 1;   /* CUDA_ERROR_INVALID_VALUE */
+	return 0;
+}
 CUresult cuEventCreate(void **e, unsigned f) { (void)f; *e = malloc(8); return 0; }
 CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
 CUresult cuEventRecord(void *e, void *s) { (void)e, (void)s; return 0; }
@@ -63,7 +79,18 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a, (void)b; *ms
 CUresult cuTensorMapEncodeTiled(void *m, int dt, unsigned r, void *g, const uint64_t *d, const uint64_t *s, const uint32_t *b,
                                 const uint32_t *e, int il, int sw, int l2, int oob)
 {
-	(void)dt, (void)r, (void)g, (void)d, (void)s, (void)b, (void)e, (void)il, (void)sw, (void)l2, (void)oob;
+	(void)dt, (void)il, (void)sw, (void)l2, (void)oob;
+	/* the driver's documented limits: rank 1..5, a 16-byte aligned address, extents in
+	 * 1..2^32, strides of dims 1.. multiples of 16 below 2^40, boxes of 1..256 elements,
+	 * element strides 1..8 */
+	if (r < 1 || r > 5 || (uintptr_t)g % 16 || (uintptr_t)m % 64)
+		return 1;
+	for (unsigned i = 0; i < r; i++) {
+		if (d[i] < 1 || d[i] > (1ull << 32) || b[i] < 1 || b[i] > 256 || e[i] < 1 || e[i] > 8)
+			return 1;
+		if (i + 1 < r && (s[i] % 16 || s[i] >= (1ull << 40)))
+			return 1;
+	}
 	memset(m, 0, 128);
 	return 0;
 }
@@ -80,3 +107,64 @@ CUresult cuGraphDestroy(void *g) { free(g); return 0; }
 /* NVRTC looks for a driver in the process and asks it for its private tables; having none
  * (an error), it compiles on its own. */
 CUresult cuGetExportTable(const void **tbl, const void *id) { (void)id; *tbl = NULL; return 801; /* CUDA_ERROR_NOT_SUPPORTED */ }
+/* what the generated libraries (src/lib/rt/cake_rt.inc) use beyond the above: contexts,
+ * stream-ordered allocation, and asynchronous copies and fills (host memory here) */
+CUresult cuCtxGetCurrent(void **c) { *c = current_; return 0; }
+CUresult cuCtxPushCurrent_v2(void *c) { current_ = c; return 0; }
+CUresult cuCtxPopCurrent_v2(void **c) { if (c) *c = current_; current_ = NULL; return 0; }
+CUresult cuCtxGetDevice(int *d) { *d = 0; return 0; }
+CUresult cuStreamGetCtx(void *s, void **c) { (void)s; *c = current_; return current_ ? 0 : 201; }
+CUresult cuPointerGetAttribute(void *v, int a, uint64_t p) { (void)a; if (!p) return 1; *(int *)v = 0; return 0; }
+CUresult cuMemAllocAsync(uint64_t *p, size_t n, void *s) { (void)s; return cuMemAlloc_v2(p, n); }
+CUresult cuMemFreeAsync(uint64_t p, void *s) { (void)s; return cuMemFree_v2(p); }
+CUresult cuMemsetD8Async(uint64_t d, unsigned char v, size_t n, void *s) { (void)s; memset((void *)(uintptr_t)d, v, n); return 0; }
+CUresult cuMemsetD32Async(uint64_t d, unsigned v, size_t n, void *s)
+{
+	(void)s;
+	for (size_t i = 0; i < n; i++)
+		memcpy((char *)(uintptr_t)d + 4 * i, &v, 4);
+	return 0;
+}
+CUresult cuMemsetD2D8Async(uint64_t d, size_t pitch, unsigned char v, size_t w, size_t h, void *s)
+{
+	(void)s;
+	for (size_t y = 0; y < h; y++)
+		memset((char *)(uintptr_t)d + y * pitch, v, w);
+	return 0;
+}
+CUresult cuMemsetD2D32Async(uint64_t d, size_t pitch, unsigned v, size_t w, size_t h, void *s)
+{
+	(void)s;
+	for (size_t y = 0; y < h; y++)
+		for (size_t x = 0; x < w; x++)
+			memcpy((char *)(uintptr_t)d + y * pitch + 4 * x, &v, 4);
+	return 0;
+}
+CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void *st) { (void)st; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyDtoHAsync_v2(void *d, uint64_t s, size_t n, void *st) { (void)st; memcpy(d, (const void *)(uintptr_t)s, n); return 0; }
+typedef struct {   /* CUDA_MEMCPY2D */
+	size_t sx, sy;
+	int stype;
+	const void *shost;
+	uint64_t sdev;
+	void *sarr;
+	size_t spitch;
+	size_t dx, dy;
+	int dtype;
+	void *dhost;
+	uint64_t ddev;
+	void *darr;
+	size_t dpitch;
+	size_t w, h;
+} FakeMemcpy2D;
+CUresult cuMemcpy2DAsync_v2(const FakeMemcpy2D *c, void *st)
+{
+	(void)st;
+	const char *src = c->stype == 1 ? c->shost : (const char *)(uintptr_t)c->sdev;
+	char *dst = c->dtype == 1 ? c->dhost : (char *)(uintptr_t)c->ddev;
+	if (!src || !dst || c->w > c->spitch || c->w > c->dpitch)
+		return 1;
+	for (size_t y = 0; y < c->h; y++)
+		memcpy(dst + (c->dy + y) * c->dpitch + c->dx, src + (c->sy + y) * c->spitch + c->sx, c->w);
+	return 0;
+}
