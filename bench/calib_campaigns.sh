@@ -6,7 +6,8 @@
 # the 32,65536,128,1024 assign shapes).
 #
 #   OUT=DIR [CAKE=bin/cake] [STORE=$OUT/calib.db] [BUDGET=40s] bash bench/calib_campaigns.sh
-#     env GEMM_SHAPES, KM_SHAPES (space-separated NAME=V,... lists) override the shapes.
+#     env GEMM_SHAPES, KM_SHAPES (space-separated NAME=V,... lists) override the shapes; PREFIX
+#     (calib) names the campaigns PREFIX-FAMILY-N.
 #
 # Every campaign is bounded twice: by its GPU-seconds budget and by `timeout -s INT` (a clean
 # stop: the store stays consistent and the campaign resumes). Each campaign's JSON events go
@@ -31,10 +32,10 @@ camp() {   # camp FAMILY SEED SHAPE BASELINE-ARGS...
 	shift 3
 	n=$((n + 1))
 	local log="$OUT/evolve_${fam}_$n.jsonl"
-	echo "calib-$fam-$n $shape" >> "$OUT/campaigns.txt"
+	echo "${PREFIX:-calib}-$fam-$n $shape" >> "$OUT/campaigns.txt"
 	echo "== $fam $shape: cake evolve $seed --budget $BUDGET" >&2
 	timeout -s INT "$WALL" "$CAKE" evolve "$seed" --shape "$shape" --budget "$BUDGET" --store "$STORE" \
-		--campaign "calib-$fam-$n" "$@" --require-gpu --iters 10 --timeout 10 --format=json \
+		--campaign "${PREFIX:-calib}-$fam-$n" "$@" --require-gpu --iters 10 --timeout 10 --format=json \
 		> "$log" 2>> "$OUT/evolve.stderr"
 	echo "   exit $?" >&2
 }
