@@ -6,8 +6,9 @@
 # the 32,65536,128,1024 assign shapes).
 #
 #   OUT=DIR [CAKE=bin/cake] [STORE=$OUT/calib.db] [BUDGET=40s] bash bench/calib_campaigns.sh
-#     env GEMM_SHAPES, KM_SHAPES (space-separated NAME=V,... lists) override the shapes; PREFIX
-#     (calib) names the campaigns PREFIX-FAMILY-N.
+#     env CALIB_GEMM_SHAPES, CALIB_KM_SHAPES (space-separated NAME=V,... lists; set and empty:
+#     none of that family) override the shapes; PREFIX (calib) names the campaigns
+#     PREFIX-FAMILY-N. (Not GEMM_SHAPES: bench/library.sh reads that, as M,N,K lists.)
 #
 # Every campaign is bounded twice: by its GPU-seconds budget and by `timeout -s INT` (a clean
 # stop: the store stays consistent and the campaign resumes). Each campaign's JSON events go
@@ -19,8 +20,8 @@ OUT=${OUT:-/tmp/cake-calib}
 STORE=${STORE:-$OUT/calib.db}
 BUDGET=${BUDGET:-40s}
 WALL=${WALL:-100}
-GEMM_SHAPES=${GEMM_SHAPES:-"M=4096,N=4096,K=4096 M=2048,N=2048,K=4096 M=8192,N=4096,K=1024"}
-KM_SHAPES=${KM_SHAPES:-"B=1,N=1048576,K=1024 B=32,N=16384,K=512 B=8,N=131072,K=2048"}
+GEMM_SHAPES=${CALIB_GEMM_SHAPES-"M=4096,N=4096,K=4096 M=2048,N=2048,K=4096 M=8192,N=4096,K=1024"}
+KM_SHAPES=${CALIB_KM_SHAPES-"B=1,N=1048576,K=1024 B=32,N=16384,K=512 B=8,N=131072,K=2048"}
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cake-cache}
 mkdir -p "$OUT"
 : > "$OUT/campaigns.txt"

@@ -343,6 +343,12 @@ R("CK-RES-010", CAT_CONTRACT, SEV_ERROR, 1, "thread tile does not divide over it
   "thread holds R / (W * 32 / L) rows of C / L columns. R must be a multiple of W * 32 / L, or "
   "some threads would hold rows that do not exist and others rows twice; the row vectors of "
   "the tile (its rowsum, a rows() operand) are laid out the same way."),
+R("CK-RES-011", CAT_CONTRACT, SEV_ERROR, 1, "fragment larger than a thread's registers",
+  "A fragment is one register array that the lowering keeps whole; spread over the threads "
+  "that hold it (every thread of the role when split or a thread tile, one warpgroup's "
+  "otherwise), it must need at most the registers one thread can have: 255 on sm_90a, fewer "
+  "when 65536 / (threads of the CTA) is lower. A larger one cannot be in registers at any "
+  "moment, so ptxas keeps it in local memory: a certain spill, found before any compile."),
 R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 2, "fragment used before initialisation",
   "`wgmma acc += ...` / `mma acc += ...` accumulates into acc, and an assignment such as "
   "`o = o * rows(alpha)` reads its own target; unless the role first initialises the fragment "

@@ -23,6 +23,9 @@
  *     setmaxnreg_min.
  *   - threads <= 1024; wgmma roles warpgroup-aligned; named barriers and
  *     mbarrier counts within their hardware fields; tx bytes per phase.
+ *   - fragments: the sum a role's fragments need against its `regs` (a
+ *     warning: lifetimes are not modelled), and one fragment against what a
+ *     thread can have at all (an error: it can never be in registers).
  */
 #include "verify_int.h"
 
@@ -334,6 +337,54 @@ static void check_frag_regs(Sched *v)
 	}
 }
 
+/* CK-RES-011: one fragment larger than the registers a thread can have. A fragment is one
+ * register array that the lowering keeps whole (a wgmma accumulator is the instruction's
+ * operand; the others are indexed by unrolled loops), so one that needs more 32-bit words per
+ * thread than the thread can be given cannot live in registers at any moment: ptxas puts it
+ * in local memory, a certain spill. The ceiling is the target's per-thread maximum (255),
+ * lower when the CTA is so large that the launch cannot give every thread that many (65536 /
+ * threads, in units of 8). The sum over a role's fragments against its `regs` (CK-RES-009) is
+ * only a warning, since fragments need not all be live at once; this is the case that is
+ * certain. Found from real campaigns: `cake evolve` on an H200 spent most of its wall time
+ * compiling such candidates (a 256x256 f32 accumulator on one warpgroup, 512 words per
+ * thread) that ptxas then spilled by 10 KB. */
+static void check_frag_ceiling(Sched *v)
+{
+	const TargetInfo *ti = target_info(v->tgt);
+	int wg_threads = ti->warpgroup_warps * ti->warp_size;
+	int cta = 0;
+	for (int r = 0; r < v->nroles; r++)
+		cta += v->roles[r].threads > 0 ? v->roles[r].threads : 0;
+	if (cta <= 0)
+		return;
+	int ceiling = ti->max_regs_per_thread;
+	int launch = ti->regs_per_sm / cta / ti->reg_alloc_unit * ti->reg_alloc_unit;
+	if (launch < ceiling)
+		ceiling = launch;
+	for (int f = 0; f < v->nfrags; f++) {
+		SchedFrag *fr = &v->frags[f];
+		if (fr->role < 0 || !fr->cshape)
+			continue;
+		SchedRole *a = &v->roles[fr->role];
+		if (a->threads <= 0)
+			continue;
+		long long el = 1;
+		for (int q = 0; q < fr->rank; q++)
+			el *= fr->dims[q];
+		int holders = fr->d->split != SPLIT_NONE || fr->d->lanes || a->threads < wg_threads ? a->threads : wg_threads;
+		long long w = ((el * dtype_size(fr->d->dt) + 3) / 4 + holders - 1) / holders;
+		if (w <= ceiling)
+			continue;
+		Diag *d = v_report(v, "CK-RES-011", fr->d->span, fr->role, fr->name, -1, -1,
+		                   "fragment '%s' needs %lld registers per thread (%lld elements over %d threads of role '%s'), "
+		                   "more than a thread can have (%d): it cannot be held in registers",
+		                   fr->name, w, el, holders, a->name, ceiling);
+		diag_set(&d->condition, "registers per thread of '%s' (%lld) <= %d", fr->name, w, ceiling);
+		diag_set(&d->hint, "split it over more warpgroups (`split m` with more warps in role '%s') or shrink the tile",
+		         a->name);
+	}
+}
+
 /* CK-RES-010: a thread tile's rows divide over the role's warps (32 / lanes rows per warp per pass). */
 static void check_tiles(Sched *v)
 {
@@ -364,4 +415,5 @@ void verify_resource(Sched *v)
 	check_wgmma_roles(v);
 	check_barriers(v);
 	check_frag_regs(v);
+	check_frag_ceiling(v);
 }
