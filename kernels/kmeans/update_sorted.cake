@@ -336,3 +336,120 @@ kernel kmeans_segsum_d64_f16 target sm_90a family kmeans_segsum
     store Sums[b, c, :] <- acc
   }
 }
+
+# kmeans_segsum_split — the segment sums with every segment cut into SPLIT = 16 slices, one warp
+# each, that add their partial sums into Sums with f32 atomics (Sums cleared by the host first).
+# kmeans_segsum has one warp per (cluster, batch): at B = 1 and K = 100 that is 100 warps
+# for a million points (under one warp per SM scheduler, and each walks 10 000 rows in a chain);
+# the split gives 16 times the warps, each walking a sixteenth, for 16 atomic adds per element of
+# a cluster instead of one store. The dispatcher takes it when B x K is too small to fill the GPU
+# with one warp per segment (docs/LIBRARY.md); the summation order inside a slice is fixed, the
+# order of the 16 adds is not.
+
+kernel kmeans_segsum_split target sm_90a family kmeans_segsum
+  const D = 128
+  const SPLIT = 16
+  param X:       global bf16[B, N, D]
+  param Order:   global i32[B, N]
+  param Offsets: global i32[B, K]
+  param Counts:  global i32[B, K]
+  param Sums:    global f32[B, K, D]
+  grid (K, B, SPLIT) as (c, b, s)
+  role work warps 0..0
+  frag x:   bf16[128] in work
+  frag acc: f32[128] in work
+{
+  in work {
+    let n = Counts[b, c]
+    let lo = Offsets[b, c] + s * n / SPLIT
+    let hi = Offsets[b, c] + (s + 1) * n / SPLIT
+    acc = 0.0
+    for t in lo .. hi unroll 8 {
+      let p = Order[b, t]
+      load x <- X[b, p, :]
+      acc = acc + f32(x)
+    }
+    atomic_add Sums[b, c, :] <- acc
+  }
+}
+
+kernel kmeans_segsum_split_f16 target sm_90a family kmeans_segsum
+  const D = 128
+  const SPLIT = 16
+  param X:       global f16[B, N, D]
+  param Order:   global i32[B, N]
+  param Offsets: global i32[B, K]
+  param Counts:  global i32[B, K]
+  param Sums:    global f32[B, K, D]
+  grid (K, B, SPLIT) as (c, b, s)
+  role work warps 0..0
+  frag x:   f16[128] in work
+  frag acc: f32[128] in work
+{
+  in work {
+    let n = Counts[b, c]
+    let lo = Offsets[b, c] + s * n / SPLIT
+    let hi = Offsets[b, c] + (s + 1) * n / SPLIT
+    acc = 0.0
+    for t in lo .. hi unroll 8 {
+      let p = Order[b, t]
+      load x <- X[b, p, :]
+      acc = acc + f32(x)
+    }
+    atomic_add Sums[b, c, :] <- acc
+  }
+}
+
+kernel kmeans_segsum_split_d64 target sm_90a family kmeans_segsum
+  const D = 64
+  const SPLIT = 16
+  param X:       global bf16[B, N, D]
+  param Order:   global i32[B, N]
+  param Offsets: global i32[B, K]
+  param Counts:  global i32[B, K]
+  param Sums:    global f32[B, K, D]
+  grid (K, B, SPLIT) as (c, b, s)
+  role work warps 0..0
+  frag x:   bf16[64] in work
+  frag acc: f32[64] in work
+{
+  in work {
+    let n = Counts[b, c]
+    let lo = Offsets[b, c] + s * n / SPLIT
+    let hi = Offsets[b, c] + (s + 1) * n / SPLIT
+    acc = 0.0
+    for t in lo .. hi unroll 8 {
+      let p = Order[b, t]
+      load x <- X[b, p, :]
+      acc = acc + f32(x)
+    }
+    atomic_add Sums[b, c, :] <- acc
+  }
+}
+
+kernel kmeans_segsum_split_d64_f16 target sm_90a family kmeans_segsum
+  const D = 64
+  const SPLIT = 16
+  param X:       global f16[B, N, D]
+  param Order:   global i32[B, N]
+  param Offsets: global i32[B, K]
+  param Counts:  global i32[B, K]
+  param Sums:    global f32[B, K, D]
+  grid (K, B, SPLIT) as (c, b, s)
+  role work warps 0..0
+  frag x:   f16[64] in work
+  frag acc: f32[64] in work
+{
+  in work {
+    let n = Counts[b, c]
+    let lo = Offsets[b, c] + s * n / SPLIT
+    let hi = Offsets[b, c] + (s + 1) * n / SPLIT
+    acc = 0.0
+    for t in lo .. hi unroll 8 {
+      let p = Order[b, t]
+      load x <- X[b, p, :]
+      acc = acc + f32(x)
+    }
+    atomic_add Sums[b, c, :] <- acc
+  }
+}

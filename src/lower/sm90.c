@@ -2215,7 +2215,8 @@ static void emit_for(Em *e, Stmt *s, Scope sc)
 	line(e, "}");
 }
 
-/* atomic_add G[idx, c +: n] <- acc-expr and atomic_add G[idx] <- row-expr: a scatter by an
+/* atomic_add G[i, .., c +: n] <- vec-expr: a thread vector into one row (sm90_vec_atomic_row).
+ * atomic_add G[idx, c +: n] <- acc-expr and atomic_add G[idx] <- row-expr: a scatter by an
  * i32 row-vector fragment idx (row r of the value goes to row idx[r] of G). The index
  * vector and the value share the accumulator's row layout, so each thread adds the
  * elements it holds to the rows its own index registers name: pairs of adjacent
@@ -2247,6 +2248,11 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	if (!ix && g && g->dt == DT_F32 && g->rank >= 2 && dst->nslices == g->rank && find_layout(e, s->src, FRAG_ACC)) {
 		e->need_red = true;   /* a whole accumulator tile added into f32 (split-K) */
 		emit_store_tile(e, s, s->src, g, DT_NONE, true);
+		return;
+	}
+	const PlanFrag *vrow = !ix ? find_layout(e, s->src, FRAG_VEC) : NULL;
+	if (vrow && !sm90_vec_is_smem(e, dst)) {   /* a thread vector added into one row of G */
+		sm90_vec_atomic_row(e, s, vrow);
 		return;
 	}
 	const char *lead = ix && g && g->rank == dst->nslices ? lead_offset(e, dst, g, nl) : NULL;

@@ -127,6 +127,7 @@ void sm90_vec_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag 
  * before it, ix the last index): atomic_add, a plain scatter store, and
  * dst = fetch_add(G[.., ix], v). Each returns after refusing what it cannot lower. */
 void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix);
+void sm90_vec_atomic_row(Em *e, Stmt *s, const PlanFrag *f);
 void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *ix);
 void sm90_vec_fetch_add(Em *e, Stmt *s, const PlanFrag *dst);
 /* dst = cumsum(x, 0) over thread vectors: a role-wide inclusive scan. */

@@ -675,6 +675,54 @@ void sm90_vec_atomic(Em *e, Stmt *s, const PlanFrag *ix)
 	sb_free(&val);
 }
 
+/* atomic_add G[i, .., s +: len] <- expr (or `:`): a thread vector added element-wise into one
+ * row of a global f32 or i32 tensor, each thread adding its own run of elements (the layout
+ * of sm90_vec_store) with one red.global.add per element. Partial sums of a row from several
+ * CTAs meet here: the split segment sums of kernels/kmeans/update_sorted.cake. */
+void sm90_vec_atomic_row(Em *e, Stmt *s, const PlanFrag *f)
+{
+	RowAcc a;
+	bool shape = f->role == e->role && f->regs_per_thread > 0 && row_access(e, s->dst, f, &a);
+	if (!shape || (a.g->dt != DT_F32 && a.g->dt != DT_I32)) {
+		const char *gname = lower_base_name(s->dst);
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002",
+		                      "atomic_add of thread-vector expression over '%s' (%lld elements) is lowered for sm_90a only as `atomic_add G[i, .., start +: %lld] <- expr` (or `:`) into a global f32 or i32 tensor: point indices, then one range of the vector's length over the innermost dimension",
+		                      f->name, f->rows, f->rows);
+		diag_set(&d->resource, "%s", gname ? gname : f->name);
+		return;
+	}
+	StrBuf val = {0};
+	if (!vec_value(e, s->src, f, &val)) {
+		sb_free(&val);
+		return;
+	}
+	const PlanRole *ro = &e->p->roles[e->role];
+	e->need_red = true;
+	e->need_gmem = true;
+	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "%lld %s over %d threads: thread t adds %s (one red.global.add each)", a.len,
+	                                         dtype_name(a.g->dt), ro->nthreads, run_text(e, a.per)));
+	sm90_line(e, "{");
+	e->ind++;
+	vec_prologue(e, ro, &a, false);
+	if (a.mode == 1) {
+		sm90_line(e, "if (vt_ < %lld) {   /* threads past the end hold nothing */", a.len / a.per);
+		e->ind++;
+	}
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int v_ = 0; v_ < %d; ++v_)", a.per);
+	if (a.mode == 2)
+		sm90_line(e, "	if (vt_ * %d + v_ < %lld)", a.per, a.len);
+	sm90_line(e, "	%s(dst_ + v_, (%s)(%s));", a.g->dt == DT_F32 ? "red_add_f32" : "red_add_s32", a.g->dt == DT_F32 ? "float" : "int",
+	          sb_str(&val));
+	sb_free(&val);
+	if (a.mode == 1) {
+		e->ind--;
+		sm90_line(e, "}");
+	}
+	e->ind--;
+	sm90_line(e, "}");
+}
+
 void sm90_vec_scatter_store(Em *e, Stmt *s, const Expr *src, DType cast, const PlanFrag *ix)
 {
 	const Decl *g;

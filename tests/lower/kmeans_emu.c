@@ -11,7 +11,8 @@
  * (Np and Kp are what `cake library kmeans --explain` says): the points are copied into
  * X [B, Np, D] with zero rows after N, the labels into Assign [B, Np] with -1 after N, the old
  * centroids into Cent [B, Kp, D] with zero rows after K. Counts starts at zero (the library
- * clears it), and so does Sums for the atomic update (UPDATE atomic); every other output
+ * clears it), and so does Sums for the atomic update (UPDATE atomic) and for the split segment
+ * sums (UPDATE split: the route runs kmeans_segsum_split*); every other output
  * (Offsets, Cursor, Order, Sums, NewCent, Cnorm, Shift) starts as NaN bits, which are also an
  * absurd index, so an element a kernel never writes fails its check.
  *
@@ -190,7 +191,7 @@ int main(int argc, char **argv)
 		put("X", 2 * nx, Xp), put("Assign", 4 * nn, labp), put("Cent", 2 * nkd, Cp);
 		int32_t *zero = calloc(nkd, 4);
 		put("Counts", 4 * nk, zero);
-		put("Sums", 4 * nkd, atomic ? (void *)zero : (void *)p32);
+		put("Sums", 4 * nkd, atomic || !strcmp(argv[11], "split") ? (void *)zero : (void *)p32);
 		put("Offsets", 4 * nk, p32), put("Cursor", 4 * nk, p32), put("Order", 4 * nn, p32);
 		put("NewCent", 2 * nkd, p16), put("Cnorm", 4 * nk, p32), put("Shift", 4 * nk, p32);
 		free(zero), free(p32), free(p16);

@@ -47,6 +47,7 @@ unit() {
 
 KERNELS="kmeans_hist kmeans_fill kmeans_hist_global kmeans_fill_global kmeans_scan_k256 kmeans_scan_k1024
 kmeans_scan_k4096 kmeans_scan kmeans_segsum kmeans_segsum_f16 kmeans_segsum_d64 kmeans_segsum_d64_f16
+kmeans_segsum_split kmeans_segsum_split_f16 kmeans_segsum_split_d64 kmeans_segsum_split_d64_f16
 kmeans_divide kmeans_divide_d64 kmeans_divide_f16 kmeans_divide_d64_f16 kmeans_scatter kmeans_scatter_d64
 kmeans_scatter_f16 kmeans_scatter_d64_f16"
 U=$TMP/units
@@ -92,7 +93,9 @@ case_() {
 		kerns=$(echo "$kerns" | sed "s/\\($last\\).*/\\1/")
 		label="$label up to $last"
 	fi
-	"$TMP/kmeans_emu" gen "$d" "$B" "$N" "$D" "$K" "$f16" "$seed" "$Np" "$Kp" "$upd" || { bad "$label: gen"; return; }
+	gupd=$upd   # the split segment sums add into Sums, which the library clears first
+	case " $kerns " in *" kmeans_segsum_split"*) gupd=split label="$label, split sums" ;; esac
+	"$TMP/kmeans_emu" gen "$d" "$B" "$N" "$D" "$K" "$f16" "$seed" "$Np" "$Kp" "$gupd" || { bad "$label: gen"; return; }
 	if ! SIMT_EMU_SHUFFLE=$shuf "$run" "$d" "B=$B" "N=$Np" "K=$Kp" -- $kerns >"$d/run" 2>&1; then
 		bad "$label: the emulated route failed"; sed 's/^/    /' "$d/run" | tail -10
 		rm -rf "$d"; return
