@@ -9,7 +9,7 @@
  * one it finds at run time. The committed v1 files are also compiled in
  * below (builtin[]), so a binary run from any directory still predicts, and
  * tests/unit/test_cost.c checks that the two agree value for value. A
- * coefficient added after a version was fitted (v2's tile_us, overlap_max, shfl_cost, drain_us, epi_post)
+ * coefficient added after a version was fitted (v2's tile_us, overlap_max, shfl_cost, epi_post)
  * may be missing from its file: it reads as its neutral value, the one that
  * leaves the equations that version was fitted with, so h200-v1.json still
  * predicts what it did.
@@ -64,9 +64,6 @@ static const struct {
 	                    "warpgroups can hide (one barrier releases them together on each stage)", 0.3, 1, 1, true},
 	[CC_SHFL_COST] = {"shfl_cost", "SIMT operations one lane shuffle of a row reduction costs (a shuffle issues at 32 "
 	                  "lanes per clock per SM, an ALU op at 128)", 0, 16, 0, true},
-	[CC_DRAIN_US] = {"drain_us", "the wgmma pipeline's drain behind each wgmma_wait: the tensor pipe idles from the "
-	                 "last wgmma's issue to its result (the consumer warpgroups of a stage drain together), "
-	                 "microseconds", 0, 0.5, 0, true},
 	[CC_EPI_POST] = {"epi_post", "share of the epilogue's posted global traffic (stores, reductions: nothing waits for "
 	                 "them) that drains under the next tile on the SM instead of delaying it", 0, 1, 0, true},
 };
@@ -115,7 +112,6 @@ void cost_prior(const GpuInfo *g, CostModel *out)
 	out->c[CC_TILE_US] = 0.5;
 	out->c[CC_OVERLAP_MAX] = 0.8;
 	out->c[CC_SHFL_COST] = 4;
-	out->c[CC_DRAIN_US] = 0.05;
 	out->c[CC_EPI_POST] = 0.5;
 	snprintf(out->data_hash, sizeof out->data_hash, "none");
 	snprintf(out->fitted_on, sizeof out->fitted_on, "not fitted: the prior (efficiencies 1, vector 0.5, overlap 0.5)");
@@ -147,7 +143,6 @@ static const CostModel builtin[] = {
 			[CC_TILE_US] = 0,
 			[CC_OVERLAP_MAX] = 1,
 			[CC_SHFL_COST] = 0,
-			[CC_DRAIN_US] = 0,
 			[CC_EPI_POST] = 0,
 		},
 		.data_hash = "xxh3-64:2a833578bf8a4345",
@@ -176,7 +171,6 @@ static const CostModel builtin[] = {
 			[CC_TILE_US] = 0,
 			[CC_OVERLAP_MAX] = 1,
 			[CC_SHFL_COST] = 0,
-			[CC_DRAIN_US] = 0,
 			[CC_EPI_POST] = 0,
 		},
 		.data_hash = "xxh3-64:2a833578bf8a4345",

@@ -71,7 +71,6 @@ typedef struct CostSeg {
 	double vstmts;              /* vector statements (each a dependent chain with a latency) */
 	double lat_steps;           /* dependent global loads (a load's latency each), unroll-divided */
 	double waits;               /* barrier waits, named-barrier syncs, wgmma_wait drains */
-	double drains;              /* of those, wgmma_waits: the tensor pipe empties behind each */
 } CostSeg;
 
 #define COST_REUSE_BUCKETS 48
@@ -160,7 +159,6 @@ typedef enum CostCoef {
 	CC_TILE_US,                 /* per-tile switch of a persistent CTA, us */
 	CC_OVERLAP_MAX,             /* share of min(wgmma, vector) any number of warpgroups can hide */
 	CC_SHFL_COST,               /* SIMT ops one lane shuffle costs (shuffles issue at 32 lanes per clock) */
-	CC_DRAIN_US,                /* tensor-pipe drain behind each wgmma_wait, us */
 	CC_EPI_POST,                /* share of the epilogue's posted traffic that drains under the next tile */
 	CC_NCOEF
 } CostCoef;

@@ -20,8 +20,8 @@
  *                   lanes x 2 xor rounds x values: the accumulator
  *                   layout's quad);
  *   let x = G[..]   a dependent global read (a latency step and its bytes);
- *   wait, sync,     one wait each (a wgmma_wait also one drain of the
- *   wgmma_wait      tensor pipe).
+ *   wait, sync,     one wait each.
+ *   wgmma_wait
  *
  * The main loop is the pipelined loop on the pipeline whose loops carry
  * the most work at nominal H200 rates; its computing role (the one with
@@ -98,7 +98,6 @@ static void seg_add(CostSeg *d, const CostSeg *s, double m)
 	d->vstmts += s->vstmts * m;
 	d->lat_steps += s->lat_steps * m;
 	d->waits += s->waits * m;
-	d->drains += s->drains * m;
 }
 
 /* Nominal seconds of a segment on one H200 SM: only to choose between loops and roles. */
@@ -470,7 +469,6 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 	case S_SYNC:
 	case S_WGMMA_WAIT:
 		g->waits = 1;
-		g->drains = s->kind == S_WGMMA_WAIT;
 		break;
 	case S_TMA_LOAD: {
 		int t = plan_tmap_of(p, s);

@@ -156,7 +156,7 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 	for (int j = 0; j < CC_NCOEF; j++) {
 		double lo, hi;
 		cost_coef_bounds(j, &lo, &hi);
-		double d = (m->c[j] - prior->c[j]) / (hi - lo);
+		double d = hi > lo ? (m->c[j] - prior->c[j]) / (hi - lo) : 0;
 		obj += lambda * d * d;
 	}
 	return obj;

@@ -183,7 +183,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (R_l2 <= 0)
 		R_l2 = 1e-30;
 	double R_at = fmax(g->l2_bw.v * k[CC_EFF_ATOMIC] / active * 1e-6, 1e-30);        /* atomic bytes per us */
-	double vs = k[CC_VSTMT_US], sc = k[CC_SHFL_COST], dr = k[CC_DRAIN_US];
+	double vs = k[CC_VSTMT_US], sc = k[CC_SHFL_COST];
 	double L = g->tma_latency_us.v * k[CC_LAT_SCALE];
 	double Lg = g->gmem_latency_us.v * k[CC_GMEM_LAT_SCALE];
 	double wt = g->mbar_latency_us.v * k[CC_SYNC_SCALE];
@@ -198,7 +198,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (c->has_loop) {
 		p->mma_it_us = c->it.mma_flops / R_mma;
 		p->vec_it_us = vops(&c->it, sc) / R_vec + c->it.vstmts * vs;
-		sync_it = (c->it.waits * wt + c->it.drains * dr);
+		sync_it = c->it.waits * wt;
 		p->core_us = compute_time(p->mma_it_us, p->vec_it_us, ov) + sync_it;
 		unhidden_it = (1 - ov) * fmin(p->mma_it_us, p->vec_it_us);
 		p->feed_us = c->it.bytes / R_l2 + c->it.atomic_bytes / R_at;
@@ -208,7 +208,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		                                                             * computes waits for its own loads */
 		double held = c->self_fed ? p->core_us
 		              : compute_time(c->hold.mma_flops / R_mma, vops(&c->hold, sc) / R_vec + c->hold.vstmts * vs, ov) +
-		                (c->hold.waits * wt + c->hold.drains * dr);
+		                c->hold.waits * wt;
 		p->arrive_us = (L + p->feed_us + held) / depth;
 		it = fmax(p->core_us, fmax(p->feed_us, p->arrive_us));
 		exposed = fmax(0, p->arrive_us - fmax(p->core_us, p->feed_us));
@@ -216,10 +216,10 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		p->exposed_it_us = exposed;
 		fill = L + (c->pro.bytes + c->it.bytes) / R_l2 + c->pro.atomic_bytes / R_at + c->pro.lat_steps * Lg +
 		       compute_time(c->pro.mma_flops / R_mma, vops(&c->pro, sc) / R_vec + c->pro.vstmts * vs, ov) +
-		       (c->pro.waits * wt + c->pro.drains * dr);
+		       c->pro.waits * wt;
 		epi = c->epi.bytes / R_l2 + c->epi.atomic_bytes / R_at +
 		      compute_time(c->epi.mma_flops / R_mma, vops(&c->epi, sc) / R_vec + c->epi.vstmts * vs, ov) +
-		      c->epi.lat_steps * Lg + (c->epi.waits * wt + c->epi.drains * dr);
+		      c->epi.lat_steps * Lg + c->epi.waits * wt;
 		/* stages that would cover the latency, and what shared memory allows */
 		double busy = fmax(p->core_us, p->feed_us);
 		p->stages_needed = busy > 0 ? (int)ceil(p->arrive_us * depth / busy - 1e-9) : c->stages;
@@ -229,7 +229,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	} else {
 		serial = c->serial.lat_steps * Lg + c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at +
 		         compute_time(c->serial.mma_flops / R_mma, vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs, ov) +
-		         (c->serial.waits * wt + c->serial.drains * dr);
+		         c->serial.waits * wt;
 	}
 	double cta = k[CC_CTA_US];
 	double tile_us = cta + fill + c->iters * it + epi + serial;
@@ -268,7 +268,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		p->fill_us = chain_tiles * fill;
 	}
 	p->latency_us = chain_tiles * (c->iters * exposed + c->serial.lat_steps * Lg) + (c->has_loop ? 0 : 0);
-	p->sync_us = chain_tiles * c->iters * (sync_it + unhidden_it) + chain_tiles * (c->serial.waits * wt + c->serial.drains * dr);
+	p->sync_us = chain_tiles * c->iters * (sync_it + unhidden_it) + chain_tiles * c->serial.waits * wt;
 	p->epilogue_us = chain_tiles * epi;
 
 	/* floors over the whole GPU */
@@ -327,7 +327,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		}
 		share[B_LATENCY] += p->fill_us + chain_tiles * cta + chain_tiles * c->serial.lat_steps * Lg;
 		share[B_SYNC] += p->epilogue_us + chain_tiles * (vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs +
-		                                                 (c->serial.waits * wt + c->serial.drains * dr));
+		                                                 c->serial.waits * wt);
 		share[B_MEMORY] += chain_tiles * (c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at);
 		share[B_TENSOR] += chain_tiles * c->serial.mma_flops / R_mma;
 	}
