@@ -290,6 +290,10 @@ void cost_split(CostSample *s, int n, int every, bool by_group);
  * *m. Deterministic. Returns the final objective. */
 double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
                 CostModel *m);
+/* The same with only the coefficients i with fit[i] searched (fit NULL:
+ * all); the others keep their value in *m. */
+double cost_fit_some(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
+                     const bool *fit, CostModel *m);
 /* Predict every sample under m (into pred_us) and compute the metrics of
  * those with heldout == which and family `family` (NULL: all). */
 void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bool which, const char *family,
