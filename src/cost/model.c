@@ -6,10 +6,15 @@
  *   R_mma = MMA rate(dtype) * eff_tensor / nfac / SMs     FLOP/s, nfac = 256 / (256 + n0)
  *           * (1 + n0 * mean(1 / N)): a wgmma of N columns per warpgroup runs
  *           at N / (N + wgmma_n0) of the rate, relative to N = 256
- *   R_vec = SIMT lanes * clock * eff_vec                  ops/s
+ *   R_vec = SIMT lanes * clock * eff_vec                  ops/s; a segment's
+ *           vector ops are its element ops + shfl_cost * its row reductions'
+ *           lane shuffles (vops)
  *   R_l2  = min(l2_bw * eff_l2 / A, l2_sm_bw * eff_l2)    bytes/s, A = active SMs
  * latencies L = tma_latency * tma_lat_scale, Lg = gmem_latency * gmem_lat_scale,
  * a wait w = mbar_latency * sync_scale.
+ *
+ * Consumer warpgroups: ov = overlap_max * (1 - (1 - overlap)^(n - 1)), the
+ * share of min(mma, vec) hidden (what `overlap` means in the lines below).
  *
  * Main loop, per iteration (one CTA alone on its SM):
  *   mma = it.flops / R_mma, vec = it.ops / R_vec
@@ -24,17 +29,21 @@
  * Tile: fill = L + (pro.bytes + it.bytes) / R_l2 + pro work;
  *   epi = the epilogue's bytes / R_l2 + its vector work + its waits;
  *   serial (no main loop) = lat_steps * Lg + bytes / R_l2 + ops / R_vec + waits * w;
- *   tile = cta_us + fill + iters * it + epi + serial.
+ *   tile = cta_us + fill + iters * it + epi + serial;
+ *   post = epi_post * (the epilogue's bytes / R_l2 + atomics / R_at): the
+ *   share of its posted stores and reductions that drains under the next
+ *   tile on the SM.
  * The busiest SM runs n = ceil(tiles / SMs) tiles, r = min(CTAs per SM, n)
  * at a time:
- *   ordinary grid:   chain = ceil(n / r) * tile,
+ *   ordinary grid:   chain = ceil(n / r) * tile - (ceil(n / r) - 1) * post,
  *                    thru  = n * max(compute(tile), tile.bytes / R_l2) with
  *                    compute = max(mma, vec) + (1 - overlap) * min(mma, vec);
  *                    body_sm = max(chain, thru);
  *   persistent grid: one CTA per SM walks R = ceil(tiles / CTAs) tiles; the
  *                    producer loads the next tile during the epilogue, so
  *                    body_sm = cta_us + fill + R * (iters * it + epi + serial)
- *                              + (R - 1) * max(0, fill - epi).
+ *                              + (R - 1) * (max(0, fill - epi) + tile_us - post),
+ *                    tile_us the switch between tiles the run-ahead leaves.
  * DRAM bytes: the work's compulsory bytes, or more when tiles that share a
  * panel are too far apart in launch order for L2 to keep it between them
  * (dram_reuse_bytes, over the reuse distances cost_reuse recorded; the L2
