@@ -6,9 +6,13 @@
  * coefficients by name, and what they were fitted on (the xxh3-64 hash of
  * the measurements, their count, the train / held-out split). `cake
  * calibrate` writes new versions; every command loads the highest-numbered
- * one it finds at run time. The committed v1 files are also compiled in
+ * one it finds at run time. The newest committed files are also compiled in
  * below (builtin[]), so a binary run from any directory still predicts, and
- * tests/unit/test_cost.c checks that the two agree value for value.
+ * tests/unit/test_cost.c checks that the two agree value for value. A
+ * coefficient added after a version was fitted (v2's tile_us, overlap_max,
+ * shfl_cost, epi_post) may be missing from its file: it reads as its
+ * neutral value, the one that leaves the equations that version was fitted
+ * with, so h200-v1.json still predicts what it did.
  *
  * Refusal. cost_target() is the one place that decides whether the model
  * predicts for a GPU: an unknown name or a row with calibrated = false is
@@ -29,6 +33,8 @@
 static const struct {
 	const char *name, *doc;
 	double lo, hi;
+	double neutral;             /* for the coefficients added in v2: the value a file without it reads */
+	bool added;                 /* added after v1: may be missing from a model file */
 } coefs[CC_NCOEF] = {
 	[CC_EFF_TENSOR] = {"eff_tensor", "share of the GPU row's MMA ceiling a wgmma stream reaches (the datasheet's "
 	                   "989.4 TFLOP/s is 1.27 x the measured 781)", 0.3, 1.27},
@@ -52,6 +58,14 @@ static const struct {
 	[CC_EFF_ATOMIC] = {"eff_atomic", "share of the L2 bandwidth global atomics (red, fetch_add) reach", 0.05, 1.5},
 	[CC_VSTMT_US] = {"vstmt_us", "latency of one vector statement beyond its throughput (a dependent chain: shuffles, "
 	                 "reductions), microseconds", 0, 0.5},
+	[CC_TILE_US] = {"tile_us", "switch from one tile to the next in a persistent CTA (tile decode, accumulator reset, "
+	                "the first wait the producer's run-ahead does not cover), microseconds", 0, 5, 0, true},
+	[CC_OVERLAP_MAX] = {"overlap_max", "share of the smaller of wgmma and vector time any number of consumer "
+	                    "warpgroups can hide (one barrier releases them together on each stage)", 0.3, 1, 1, true},
+	[CC_SHFL_COST] = {"shfl_cost", "SIMT operations one lane shuffle of a row reduction costs (a shuffle issues at 32 "
+	                  "lanes per clock per SM, an ALU op at 128)", 0, 16, 0, true},
+	[CC_EPI_POST] = {"epi_post", "share of the epilogue's posted global traffic (stores, reductions: nothing waits for "
+	                 "them) that drains under the next tile on the SM instead of delaying it", 0, 1, 0, true},
 };
 
 const char *cost_coef_name(int i)
@@ -62,6 +76,11 @@ const char *cost_coef_name(int i)
 const char *cost_coef_doc(int i)
 {
 	return i >= 0 && i < CC_NCOEF ? coefs[i].doc : "";
+}
+
+double cost_coef_neutral(int i)
+{
+	return i >= 0 && i < CC_NCOEF ? coefs[i].neutral : 0;
 }
 
 void cost_coef_bounds(int i, double *lo, double *hi)
@@ -90,60 +109,72 @@ void cost_prior(const GpuInfo *g, CostModel *out)
 	out->c[CC_WGMMA_N0] = 8;
 	out->c[CC_EFF_ATOMIC] = 0.5;
 	out->c[CC_VSTMT_US] = 0.02;
+	out->c[CC_TILE_US] = 0.5;
+	out->c[CC_OVERLAP_MAX] = 0.8;
+	out->c[CC_SHFL_COST] = 4;
+	out->c[CC_EPI_POST] = 0.5;
 	snprintf(out->data_hash, sizeof out->data_hash, "none");
 	snprintf(out->fitted_on, sizeof out->fitted_on, "not fitted: the prior (efficiencies 1, vector 0.5, overlap 0.5)");
 }
 
-/* The committed data/cost/h200-v1.json and h100-v1.json, value for value
- * (tools/cost_builtin.py writes this block from them). */
+/* The newest committed data/cost/h200-vN.json and h100-vN.json, value for
+ * value (tools/cost_builtin.py writes this block from them). */
 /* BEGIN builtin (tools/cost_builtin.py) */
 static const CostModel builtin[] = {
 	{
-		.version = "h200-v1",
+		.version = "h200-v2",
 		.target = "h200",
 		.c = {
-			[CC_EFF_TENSOR] = 1.03268,
-			[CC_EFF_L2] = 0.962793,
-			[CC_EFF_HBM] = 0.998047,
-			[CC_EFF_VEC] = 0.511829,
-			[CC_OVERLAP] = 0.495605,
-			[CC_LAT_SCALE] = 0.202344,
-			[CC_SYNC_SCALE] = 1.0293,
-			[CC_LAUNCH_US] = 3,
-			[CC_CTA_US] = 0.126953,
-			[CC_MEM_SERIAL] = 0.261475,
+			[CC_EFF_TENSOR] = 1.04618,
+			[CC_EFF_L2] = 0.893359,
+			[CC_EFF_HBM] = 0.998437,
+			[CC_EFF_VEC] = 0.542908,
+			[CC_OVERLAP] = 0.574463,
+			[CC_LAT_SCALE] = 0.2,
+			[CC_SYNC_SCALE] = 2.25586,
+			[CC_LAUNCH_US] = 3.00464,
+			[CC_CTA_US] = 0,
+			[CC_MEM_SERIAL] = 0.259766,
 			[CC_L2_REUSE] = 0.5,
-			[CC_GMEM_LAT_SCALE] = 0.919141,
-			[CC_WGMMA_N0] = 6.125,
-			[CC_EFF_ATOMIC] = 0.530444,
-			[CC_VSTMT_US] = 0.00952148,
+			[CC_GMEM_LAT_SCALE] = 0.94375,
+			[CC_WGMMA_N0] = 8.6875,
+			[CC_EFF_ATOMIC] = 0.52478,
+			[CC_VSTMT_US] = 0,
+			[CC_TILE_US] = 1.00537,
+			[CC_OVERLAP_MAX] = 0.769922,
+			[CC_SHFL_COST] = 3.80859,
+			[CC_EPI_POST] = 0.53125,
 		},
-		.data_hash = "xxh3-64:2a833578bf8a4345",
-		.fitted_on = "353 measurements from h200-real.jsonl, h200-gemm-clean-start-2026-12-01.jsonl, h200-gemm-clean-start-v3-2026-12-01.jsonl, h200-kmeans-clean-start-2026-12-01.jsonl: 237 fitted, 116 held out (1 in 3 candidates)",
-		.rows = 353, .train = 237, .heldout = 116,
+		.data_hash = "xxh3-64:da3c45d8154dd8b5",
+		.fitted_on = "483 measurements from h200-real.jsonl, h200-gemm-clean-start-2026-12-01.jsonl, h200-gemm-clean-start-v3-2026-12-01.jsonl, h200-kmeans-clean-start-2026-12-01.jsonl, h200-gemm-calib-2: 326 fitted, 157 held out (1 in 3 candidates)",
+		.rows = 483, .train = 326, .heldout = 157,
 	},
 	{
-		.version = "h100-v1",
+		.version = "h100-v2",
 		.target = "h100",
 		.c = {
-			[CC_EFF_TENSOR] = 1.03268,
-			[CC_EFF_L2] = 0.962793,
-			[CC_EFF_HBM] = 0.998047,
-			[CC_EFF_VEC] = 0.511829,
-			[CC_OVERLAP] = 0.495605,
-			[CC_LAT_SCALE] = 0.202344,
-			[CC_SYNC_SCALE] = 1.0293,
-			[CC_LAUNCH_US] = 3,
-			[CC_CTA_US] = 0.126953,
-			[CC_MEM_SERIAL] = 0.261475,
+			[CC_EFF_TENSOR] = 1.04618,
+			[CC_EFF_L2] = 0.893359,
+			[CC_EFF_HBM] = 0.998437,
+			[CC_EFF_VEC] = 0.542908,
+			[CC_OVERLAP] = 0.574463,
+			[CC_LAT_SCALE] = 0.2,
+			[CC_SYNC_SCALE] = 2.25586,
+			[CC_LAUNCH_US] = 3.00464,
+			[CC_CTA_US] = 0,
+			[CC_MEM_SERIAL] = 0.259766,
 			[CC_L2_REUSE] = 0.5,
-			[CC_GMEM_LAT_SCALE] = 0.919141,
-			[CC_WGMMA_N0] = 6.125,
-			[CC_EFF_ATOMIC] = 0.530444,
-			[CC_VSTMT_US] = 0.00952148,
+			[CC_GMEM_LAT_SCALE] = 0.94375,
+			[CC_WGMMA_N0] = 8.6875,
+			[CC_EFF_ATOMIC] = 0.52478,
+			[CC_VSTMT_US] = 0,
+			[CC_TILE_US] = 1.00537,
+			[CC_OVERLAP_MAX] = 0.769922,
+			[CC_SHFL_COST] = 3.80859,
+			[CC_EPI_POST] = 0.53125,
 		},
-		.data_hash = "xxh3-64:2a833578bf8a4345",
-		.fitted_on = "transferred from h200-v1 (no H100 measurements yet)",
+		.data_hash = "xxh3-64:da3c45d8154dd8b5",
+		.fitted_on = "transferred from h200-v2 (no H100 measurements yet)",
 		.rows = 0, .train = 0, .heldout = 0,
 	},
 };
@@ -196,6 +227,10 @@ bool cost_model_parse(const char *text, size_t len, CostModel *out, char *err, s
 	}
 	for (int i = 0; i < CC_NCOEF; i++) {
 		json_t *v = json_object_get(co, coefs[i].name);
+		if (!v && coefs[i].added) {
+			out->c[i] = coefs[i].neutral;   /* a file from before the coefficient: its neutral value */
+			continue;
+		}
 		if (!json_is_number(v)) {
 			snprintf(err, n, "coefficient \"%s\" is missing or not a number", coefs[i].name);
 			goto out;

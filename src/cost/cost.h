@@ -65,6 +65,7 @@ typedef struct CostWork {
 typedef struct CostSeg {
 	double mma_flops;           /* wgmma / mma FLOPs (2 M N K each) */
 	double vec_ops;             /* SIMT element operations on fragments and shared memory */
+	double shfl;                /* lane shuffles of row reductions (the quad's 2 xor rounds per value) */
 	double bytes;               /* SM-side global traffic: TMA, loads, stores */
 	double atomic_bytes;        /* global atomics (read-modify-write at L2: twice their elements) */
 	double vstmts;              /* vector statements (each a dependent chain with a latency) */
@@ -153,6 +154,12 @@ typedef enum CostCoef {
 	CC_WGMMA_N0,                /* a wgmma of N columns runs at N / (N + n0) of the rate, relative to N = 256 */
 	CC_EFF_ATOMIC,              /* share of the L2 bandwidth global atomics (red, fetch_add) reach */
 	CC_VSTMT_US,                /* latency of one vector statement beyond its throughput, us */
+	/* v2: added after h200-v1 was fitted; a file without them reads their
+	 * neutral value (cost_coef_neutral), which leaves the v1 equations */
+	CC_TILE_US,                 /* per-tile switch of a persistent CTA, us */
+	CC_OVERLAP_MAX,             /* share of min(wgmma, vector) any number of warpgroups can hide */
+	CC_SHFL_COST,               /* SIMT ops one lane shuffle costs (shuffles issue at 32 lanes per clock) */
+	CC_EPI_POST,                /* share of the epilogue's posted traffic that drains under the next tile */
 	CC_NCOEF
 } CostCoef;
 
@@ -169,6 +176,9 @@ typedef struct CostModel {
 const char *cost_coef_name(int i);
 /* One line saying what coefficient i means. */
 const char *cost_coef_doc(int i);
+/* The value of coefficient i that leaves the equations as they were
+ * before it was added (what a model file without it reads). */
+double cost_coef_neutral(int i);
 /* The range the calibration keeps coefficient i in. */
 void cost_coef_bounds(int i, double *lo, double *hi);
 /* The prior: the coefficients before any fit (efficiencies 1, scales 1,
@@ -280,6 +290,10 @@ void cost_split(CostSample *s, int n, int every, bool by_group);
  * *m. Deterministic. Returns the final objective. */
 double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
                 CostModel *m);
+/* The same with only the coefficients i with fit[i] searched (fit NULL:
+ * all); the others keep their value in *m. */
+double cost_fit_some(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
+                     const bool *fit, CostModel *m);
 /* Predict every sample under m (into pred_us) and compute the metrics of
  * those with heldout == which and family `family` (NULL: all). */
 void cost_metrics(CostSample *s, int n, const GpuInfo *g, const CostModel *m, bool which, const char *family,

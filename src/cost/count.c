@@ -15,7 +15,10 @@
  *   x = e           vector work: the elements of the largest fragment the
  *                   statement names times the operators of e (casts,
  *                   arithmetic, where, min/max count 1; arg-reductions 2;
- *                   transcendental functions 8, the SFU's rate);
+ *                   transcendental functions 8, the SFU's rate) and,
+ *                   for a row reduction, its lane shuffles (rows x 4
+ *                   lanes x 2 xor rounds x values: the accumulator
+ *                   layout's quad);
  *   let x = G[..]   a dependent global read (a latency step and its bytes);
  *   wait, sync,     one wait each.
  *   wgmma_wait
@@ -89,6 +92,7 @@ static void seg_add(CostSeg *d, const CostSeg *s, double m)
 {
 	d->mma_flops += s->mma_flops * m;
 	d->vec_ops += s->vec_ops * m;
+	d->shfl += s->shfl * m;
 	d->bytes += s->bytes * m;
 	d->atomic_bytes += s->atomic_bytes * m;
 	d->vstmts += s->vstmts * m;
@@ -214,6 +218,41 @@ static double ops(const Expr *e)
 		if (is_transcendental(e->name))
 			return s + 8;
 		return s + 1;
+	default:
+		return 0;
+	}
+}
+
+/* Lane shuffles of the row reductions in an expression: a row of an
+ * accumulator-layout fragment lives in a quad of 4 lanes, which combine it
+ * in 2 xor rounds, one shuffle per value (rowargmin / rowargmax carry the
+ * value and its column). */
+static double shuffles(const Plan *p, const Expr *e)
+{
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case E_UNARY:
+	case E_TRANSPOSE:
+		return shuffles(p, e->lhs);
+	case E_BINARY:
+		return shuffles(p, e->lhs) + shuffles(p, e->rhs);
+	case E_CALL: {
+		double s = 0;
+		for (int i = 0; i < e->nargs; i++)
+			s += shuffles(p, e->args[i]);
+		if (!e->name || e->nargs < 1)
+			return s;
+		int vals = !strcmp(e->name, "rowargmin") || !strcmp(e->name, "rowargmax") ? 2
+		           : !strcmp(e->name, "rowsum") || !strcmp(e->name, "rowmax") || !strcmp(e->name, "rowmin") ? 1 : 0;
+		if (vals) {
+			const char *a = refname(e->args[0]);
+			int f = a ? plan_frag_index(p, a) : -1;
+			if (f >= 0 && p->frags[f].cols > 1)
+				s += (double)p->frags[f].rows * 4 * 2 * vals;
+		}
+		return s;
+	}
 	default:
 		return 0;
 	}
@@ -537,6 +576,7 @@ static void stmt_work(Walk *w, const Stmt *s, double latdiv, double mult, CostSe
 		g->bytes = global_reads(w, s->src, fe, &nr, mult);
 		g->lat_steps = nr / latdiv;
 		g->vec_ops = (fe > 0 ? fe : 1) * fmax(1, ops(s->src));
+		g->shfl = shuffles(p, s->src);
 		g->vstmts = fe > 0;
 		break;
 	}

@@ -156,7 +156,7 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 	for (int j = 0; j < CC_NCOEF; j++) {
 		double lo, hi;
 		cost_coef_bounds(j, &lo, &hi);
-		double d = (m->c[j] - prior->c[j]) / (hi - lo);
+		double d = hi > lo ? (m->c[j] - prior->c[j]) / (hi - lo) : 0;
 		obj += lambda * d * d;
 	}
 	return obj;
@@ -165,6 +165,12 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
                 CostModel *m)
 {
+	return cost_fit_some(s, n, g, prior, lambda, rank_weight, NULL, m);
+}
+
+double cost_fit_some(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
+                     const bool *fit, CostModel *m)
+{
 	Pairs pp;
 	make_pairs(s, n, &pp);
 	double best = objective(s, n, g, m, prior, lambda, rank_weight, &pp);
@@ -172,6 +178,8 @@ double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, 
 		for (int sweep = 0; sweep < 200; sweep++) {
 			bool improved = false;
 			for (int j = 0; j < CC_NCOEF; j++) {
+				if (fit && !fit[j])
+					continue;
 				double lo, hi;
 				cost_coef_bounds(j, &lo, &hi);
 				double x0 = m->c[j], bx = x0;

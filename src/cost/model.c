@@ -6,10 +6,15 @@
  *   R_mma = MMA rate(dtype) * eff_tensor / nfac / SMs     FLOP/s, nfac = 256 / (256 + n0)
  *           * (1 + n0 * mean(1 / N)): a wgmma of N columns per warpgroup runs
  *           at N / (N + wgmma_n0) of the rate, relative to N = 256
- *   R_vec = SIMT lanes * clock * eff_vec                  ops/s
+ *   R_vec = SIMT lanes * clock * eff_vec                  ops/s; a segment's
+ *           vector ops are its element ops + shfl_cost * its row reductions'
+ *           lane shuffles (vops)
  *   R_l2  = min(l2_bw * eff_l2 / A, l2_sm_bw * eff_l2)    bytes/s, A = active SMs
  * latencies L = tma_latency * tma_lat_scale, Lg = gmem_latency * gmem_lat_scale,
  * a wait w = mbar_latency * sync_scale.
+ *
+ * Consumer warpgroups: ov = overlap_max * (1 - (1 - overlap)^(n - 1)), the
+ * share of min(mma, vec) hidden (what `overlap` means in the lines below).
  *
  * Main loop, per iteration (one CTA alone on its SM):
  *   mma = it.flops / R_mma, vec = it.ops / R_vec
@@ -24,17 +29,21 @@
  * Tile: fill = L + (pro.bytes + it.bytes) / R_l2 + pro work;
  *   epi = the epilogue's bytes / R_l2 + its vector work + its waits;
  *   serial (no main loop) = lat_steps * Lg + bytes / R_l2 + ops / R_vec + waits * w;
- *   tile = cta_us + fill + iters * it + epi + serial.
+ *   tile = cta_us + fill + iters * it + epi + serial;
+ *   post = epi_post * (the epilogue's bytes / R_l2 + atomics / R_at): the
+ *   share of its posted stores and reductions that drains under the next
+ *   tile on the SM.
  * The busiest SM runs n = ceil(tiles / SMs) tiles, r = min(CTAs per SM, n)
  * at a time:
- *   ordinary grid:   chain = ceil(n / r) * tile,
+ *   ordinary grid:   chain = ceil(n / r) * tile - (ceil(n / r) - 1) * post,
  *                    thru  = n * max(compute(tile), tile.bytes / R_l2) with
  *                    compute = max(mma, vec) + (1 - overlap) * min(mma, vec);
  *                    body_sm = max(chain, thru);
  *   persistent grid: one CTA per SM walks R = ceil(tiles / CTAs) tiles; the
  *                    producer loads the next tile during the epilogue, so
  *                    body_sm = cta_us + fill + R * (iters * it + epi + serial)
- *                              + (R - 1) * max(0, fill - epi).
+ *                              + (R - 1) * (max(0, fill - epi) + tile_us - post),
+ *                    tile_us the switch between tiles the run-ahead leaves.
  * DRAM bytes: the work's compulsory bytes, or more when tiles that share a
  * panel are too far apart in launch order for L2 to keep it between them
  * (dram_reuse_bytes, over the reuse distances cost_reuse recorded; the L2
@@ -95,6 +104,13 @@ static double dram_reuse_bytes(const CostCounts *c, double l2_eff)
 		D = nd;
 	}
 	return per * c->tiles;
+}
+
+/* A segment's SIMT work in ALU operations: its element ops plus its row
+ * reductions' lane shuffles at sc ops each. */
+static double vops(const CostSeg *s, double sc)
+{
+	return s->vec_ops + sc * s->shfl;
 }
 
 static double compute_time(double mma, double vec, double overlap)
@@ -176,7 +192,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (R_l2 <= 0)
 		R_l2 = 1e-30;
 	double R_at = fmax(g->l2_bw.v * k[CC_EFF_ATOMIC] / active * 1e-6, 1e-30);        /* atomic bytes per us */
-	double vs = k[CC_VSTMT_US];
+	double vs = k[CC_VSTMT_US], sc = k[CC_SHFL_COST];
 	double L = g->tma_latency_us.v * k[CC_LAT_SCALE];
 	double Lg = g->gmem_latency_us.v * k[CC_GMEM_LAT_SCALE];
 	double wt = g->mbar_latency_us.v * k[CC_SYNC_SCALE];
@@ -184,13 +200,13 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	 * wgmma / vector time the others leave exposed (one warpgroup waits for
 	 * its own wgmma before its vector work: nothing is hidden) */
 	int wgs = c->consumer_wgs > 0 ? c->consumer_wgs : 1;
-	double ov = 1 - pow(1 - k[CC_OVERLAP], wgs - 1);
+	double ov = k[CC_OVERLAP_MAX] * (1 - pow(1 - k[CC_OVERLAP], wgs - 1));
 
 	/* the main loop */
 	double it = 0, fill = 0, epi = 0, serial = 0, exposed = 0, sync_it = 0, unhidden_it = 0;
 	if (c->has_loop) {
 		p->mma_it_us = c->it.mma_flops / R_mma;
-		p->vec_it_us = c->it.vec_ops / R_vec + c->it.vstmts * vs;
+		p->vec_it_us = vops(&c->it, sc) / R_vec + c->it.vstmts * vs;
 		sync_it = c->it.waits * wt;
 		p->core_us = compute_time(p->mma_it_us, p->vec_it_us, ov) + sync_it;
 		unhidden_it = (1 - ov) * fmin(p->mma_it_us, p->vec_it_us);
@@ -200,7 +216,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		int depth = c->self_fed ? 1 : c->stages > 0 ? c->stages : 1;   /* a role that loads and
 		                                                             * computes waits for its own loads */
 		double held = c->self_fed ? p->core_us
-		              : compute_time(c->hold.mma_flops / R_mma, c->hold.vec_ops / R_vec + c->hold.vstmts * vs, ov) +
+		              : compute_time(c->hold.mma_flops / R_mma, vops(&c->hold, sc) / R_vec + c->hold.vstmts * vs, ov) +
 		                c->hold.waits * wt;
 		p->arrive_us = (L + p->feed_us + held) / depth;
 		it = fmax(p->core_us, fmax(p->feed_us, p->arrive_us));
@@ -208,10 +224,10 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		p->it_us = it;
 		p->exposed_it_us = exposed;
 		fill = L + (c->pro.bytes + c->it.bytes) / R_l2 + c->pro.atomic_bytes / R_at + c->pro.lat_steps * Lg +
-		       compute_time(c->pro.mma_flops / R_mma, c->pro.vec_ops / R_vec + c->pro.vstmts * vs, ov) +
+		       compute_time(c->pro.mma_flops / R_mma, vops(&c->pro, sc) / R_vec + c->pro.vstmts * vs, ov) +
 		       c->pro.waits * wt;
 		epi = c->epi.bytes / R_l2 + c->epi.atomic_bytes / R_at +
-		      compute_time(c->epi.mma_flops / R_mma, c->epi.vec_ops / R_vec + c->epi.vstmts * vs, ov) +
+		      compute_time(c->epi.mma_flops / R_mma, vops(&c->epi, sc) / R_vec + c->epi.vstmts * vs, ov) +
 		      c->epi.lat_steps * Lg + c->epi.waits * wt;
 		/* stages that would cover the latency, and what shared memory allows */
 		double busy = fmax(p->core_us, p->feed_us);
@@ -221,21 +237,26 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		p->stages_max = c->stage_stride > 0 ? (int)((t->smem_per_block - c->smem_other) / c->stage_stride) : c->stages;
 	} else {
 		serial = c->serial.lat_steps * Lg + c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at +
-		         compute_time(c->serial.mma_flops / R_mma, c->serial.vec_ops / R_vec + c->serial.vstmts * vs, ov) +
+		         compute_time(c->serial.mma_flops / R_mma, vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs, ov) +
 		         c->serial.waits * wt;
 	}
 	double cta = k[CC_CTA_US];
 	double tile_us = cta + fill + c->iters * it + epi + serial;
-	double thru_tile = fmax(compute_time(c->tile.mma_flops / R_mma, c->tile.vec_ops / R_vec, ov),
+	double thru_tile = fmax(compute_time(c->tile.mma_flops / R_mma, vops(&c->tile, sc) / R_vec, ov),
 	                        c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at);
 
+	/* the epilogue's posted traffic (stores, reductions: nothing waits for
+	 * them) drains under the next tile on the SM; the throughput bound
+	 * still counts its bytes */
+	double post = c->has_loop ? k[CC_EPI_POST] * (c->epi.bytes / R_l2 + c->epi.atomic_bytes / R_at) : 0;
 	double body_sm, chain_tiles, n_sm;
 	if (c->persistent) {
 		double rounds = ncta > 0 ? ceil(tiles / ncta) : 0;
 		n_sm = rounds;
 		chain_tiles = rounds;
 		double per = c->iters * it + epi + serial;
-		body_sm = tiles > 0 ? cta + fill + rounds * per + fmax(0, rounds - 1) * fmax(0, fill - epi) : 0;
+		body_sm = tiles > 0 ? cta + fill + rounds * per +
+		                      fmax(0, rounds - 1) * (fmax(0, fill - epi) + k[CC_TILE_US] - post) : 0;
 		p->chain_us = body_sm;
 		p->thru_us = rounds * thru_tile;
 		body_sm = fmax(body_sm, p->thru_us);
@@ -246,7 +267,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		n_sm = ceil(tiles / sms);
 		double r = fmin(cps, n_sm);
 		chain_tiles = r > 0 ? ceil(n_sm / r) : 0;
-		p->chain_us = chain_tiles * tile_us;
+		p->chain_us = chain_tiles * tile_us - fmax(0, chain_tiles - 1) * post;
 		p->thru_us = n_sm * thru_tile;
 		body_sm = fmax(p->chain_us, p->thru_us);
 		double slots = sms * cps;
@@ -264,7 +285,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (mma_total <= 0 && c->mma_dt != DT_NONE)
 		mma_total = w->flops;
 	p->tensor_us = rate > 0 ? mma_total / (rate * k[CC_EFF_TENSOR]) * 1e6 : 0;
-	double vec_total = c->tile.vec_ops * tiles;
+	double vec_total = vops(&c->tile, sc) * tiles;
 	if (c->mma_dt == DT_NONE && w->flops > vec_total)
 		vec_total = w->flops;
 	p->vector_us = vec_total / (R_vec * sms);
@@ -296,7 +317,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		share[p->memory_us >= p->tensor_us && p->memory_us >= p->vector_us ? B_MEMORY
 		      : p->tensor_us >= p->vector_us ? B_TENSOR : B_SYNC] += body;
 	} else if (!c->persistent && p->thru_us > p->chain_us) {
-		double cm = c->tile.mma_flops / R_mma, cv = c->tile.vec_ops / R_vec,
+		double cm = c->tile.mma_flops / R_mma, cv = vops(&c->tile, sc) / R_vec,
 		       cb = c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at;
 		share[cb >= compute_time(cm, cv, ov) ? B_MEMORY : cm >= cv ? B_TENSOR : B_SYNC] += body;
 	} else {
@@ -314,7 +335,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 			}
 		}
 		share[B_LATENCY] += p->fill_us + chain_tiles * cta + chain_tiles * c->serial.lat_steps * Lg;
-		share[B_SYNC] += p->epilogue_us + chain_tiles * (c->serial.vec_ops / R_vec + c->serial.vstmts * vs +
+		share[B_SYNC] += p->epilogue_us + chain_tiles * (vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs +
 		                                                 c->serial.waits * wt);
 		share[B_MEMORY] += chain_tiles * (c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at);
 		share[B_TENSOR] += chain_tiles * c->serial.mma_flops / R_mma;
@@ -392,12 +413,13 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		suggest(p, p->l2_us - fmax(p->tensor_us, p->hbm_us), "the tiles move %.2f GB through L2 for %.2f GB of DRAM "
 		        "traffic (%.0fx reuse): a larger output tile or a cluster multicast (`cluster`) cuts it",
 		        c->tile.bytes * tiles * 1e-9, w->bytes * 1e-9, w->bytes > 0 ? c->tile.bytes * tiles / w->bytes : 0);
+	double ov_next = k[CC_OVERLAP_MAX] * (1 - pow(1 - k[CC_OVERLAP], wgs));   /* with one more warpgroup */
 	if (c->has_loop && unhidden_it > 0.05 * it && wgs < 4)
-		suggest(p, c->iters * chain_tiles * unhidden_it * (1 - k[CC_OVERLAP]), "role %s: vector work (%.0f ops per "
+		suggest(p, c->iters * chain_tiles * (ov_next - ov) * fmin(p->mma_it_us, p->vec_it_us), "role %s: vector work (%.0f ops per "
 		        "iteration, %.2f us) and wgmma (%.2f us) overlap %.0f%% in %d consumer warpgroup%s: %d (role warps +4, "
 		        "regs from the launch pool) would hide %.0f%%", c->loop_role ? c->loop_role : "?", c->it.vec_ops,
 		        p->vec_it_us, p->mma_it_us, 100 * ov, wgs, wgs == 1 ? "" : "s", wgs + 1,
-		        100 * (1 - pow(1 - k[CC_OVERLAP], wgs)));
+		        100 * ov_next);
 	if (p->launch_us > 0.5 * p->us)
 		suggest(p, p->launch_us * 0.5, "launch overhead %.1f of %.1f us: fuse the kernel with its neighbour or give "
 		        "each launch more work", p->launch_us, p->us);

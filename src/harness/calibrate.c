@@ -600,6 +600,8 @@ void cal_print(StrBuf *b, const CalReport *r, bool json)
 		for (int i = 0; i < r->nsamples; i++) {
 			sb_puts(b, i ? ",{\"label\":" : "{\"label\":");
 			sb_json_str(b, r->labels[i]);
+			sb_puts(b, ",\"candidate\":");
+			sb_json_str(b, r->samples[i].cand ? r->samples[i].cand : "");
 			sb_puts(b, ",\"family\":");
 			sb_json_str(b, r->samples[i].family);
 			sb_printf(b, ",\"heldout\":%s,\"measured_us\":%.6g,\"predicted_us\":%.6g}",

@@ -37,7 +37,7 @@ expect "cost --target b200 (declared, not calibrated)" 1 err 'not calibrated' er
 run cost "$G" --shape "$S" --target mi300
 expect "cost --target mi300 (unknown)" 1 err "unknown cost target 'mi300'; calibrated targets: h200, h100"
 run cost "$G" --shape "$S" --target h100
-expect "cost --target h100" 0 out 'on h100 \(cost model h100-v1\)'
+expect "cost --target h100" 0 out 'on h100 \(cost model h100-v2\)'
 
 run cost "$G" --shape M=8192,N=8192
 expect "cost: shape misses a dim" 2 err "must bind every dim of kernel 'gemm_bf16_persistent': missing K"
@@ -92,14 +92,19 @@ run calibrate --data "$D/h200-real.jsonl" --sources "$D/src" --format=json
 expect "calibrate real data json" 0 out '"schema":"cake-calibrate/1"'
 if json_valid "calibrate json parses" "$T/out"; then ok "calibrate json parses"; else bad "calibrate json parses" "$(cat "$T/pyerr")"; fi
 M=data/measure
-ALL="--data $D/h200-real.jsonl --data $M/h200-gemm-clean-start-2026-12-01.jsonl --data $M/h200-gemm-clean-start-v3-2026-12-01.jsonl --data $M/h200-kmeans-clean-start-2026-12-01.jsonl --sources $D/src"
-run calibrate $ALL -o "$T/h200-v7.json"
+ALL="--data $D/h200-real.jsonl --data $M/h200-gemm-clean-start-2026-12-01.jsonl --data $M/h200-gemm-clean-start-v3-2026-12-01.jsonl --data $M/h200-kmeans-clean-start-2026-12-01.jsonl"
+ALL="$ALL --data $M/h200-gemm-calib-2026-12-01.jsonl --data $M/h200-kmeans-calib-2026-12-01.jsonl --sources $D/src"
+run calibrate $ALL --rank-weight 30 -o "$T/h200-v7.json"
 expect "calibrate -o (every committed measurement set)" 0 out "^wrote $T/h200-v7.json \(version h200-v7\)" \
-	out '^calibrate h200: 353 measurements used of 353 rows' out '^  kmeans_assign +[0-9]+ samples, 1 group of 2\+'
-cmp -s "$T/h200-v7.json" data/cost/h200-v1.json && bad "v7 differs from v1 only in its version" "identical" || true
-sed 's/h200-v7/h200-v1/' "$T/h200-v7.json" | cmp -s - data/cost/h200-v1.json \
-	&& ok "the committed h200-v1 is this fit (same coefficients and data hash)" \
-	|| bad "the committed h200-v1 is this fit" "$(diff "$T/h200-v7.json" data/cost/h200-v1.json)"
+	out '^calibrate h200: 483 measurements used of 483 rows' out '^  kmeans_assign +[0-9]+ samples, 4 groups of 2\+'
+cmp -s "$T/h200-v7.json" data/cost/h200-v2.json && bad "v7 differs from v2 only in its version" "identical" || true
+sed 's/h200-v7/h200-v2/' "$T/h200-v7.json" | cmp -s - data/cost/h200-v2.json \
+	&& ok "the committed h200-v2 is this fit (same coefficients and data hash)" \
+	|| bad "the committed h200-v2 is this fit" "$(diff "$T/h200-v7.json" data/cost/h200-v2.json)"
+run cost "$G" --shape "$S" --model data/cost/h200-v1.json
+expect "cost --model h200-v1 (before the v2 coefficients: they read neutral)" 0 out 'cost model h200-v1'
+run cost "$G" --shape "$S"
+expect "cost: the default is the newest version" 0 out 'cost model h200-v2'
 run cost "$G" --shape "$S" --model "$T/h200-v7.json"
 expect "cost --model the new version" 0 out 'cost model h200-v7'
 mkdir -p "$T/models" && cp "$T/h200-v7.json" "$T/models/"
