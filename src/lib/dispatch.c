@@ -37,6 +37,7 @@ static int lib_user_domain(const void *lx, const long long *v, const char **fail
 /* ---- family descriptors ---- */
 
 static const char *const gemm_vars[] = {"M", "N", "K"};
+static const char *const gemm_dims[] = {"M", "N", "K", "S"};   /* S: the split-K slices (gemm_splits) */
 static const char *const gemm_kernel_names[] = {
 #define X(name, file) #name,
 	GEMM_KERNELS(X)
@@ -61,7 +62,7 @@ static const char *const km_kernel_files[] = {
 };
 
 static const LibFamily families[] = {
-	{"gemm", "C = A·Bᵀ, bf16, A [M, K], B [N, K], C [M, N] (f32 accumulation)", gemm_vars, 3, gemm_vars, 3,
+	{"gemm", "C = A·Bᵀ, bf16, A [M, K], B [N, K], C [M, N] (f32 accumulation)", gemm_vars, 3, gemm_dims, 4,
 	 gemm_kernel_names, gemm_kernel_files, GEMM_NKERNELS, "cake_gemm.h", "gemm_dispatch.inc", "gemm_api.inc",
 	 "M=..,N=..,K=.."},
 	{"kmeans", "batched Euclidean k-means (Lloyd), X [B, N, D] bf16/f16, D 64 or 128", km_vars, 5, km_dims, 3,

@@ -26,6 +26,11 @@
  *                                  O6 = W W^T, O7 = W W
  *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
  *   acc_emu check-gemm DIR M SEED  C against float64 products, within bf16 rounding of the result
+ *   acc_emu gen-splitk DIR M SEED  kernels/gemm/gemm_splitk.cake's slices (N = 256, K = 1088, S = 2:
+ *                                  17 K steps in slices of 8 and 9): A, B and NaN partials P [S, M, N]
+ *   acc_emu check-splitk DIR M SEED  each P[s] against the float64 product over slice s of K
+ *   acc_emu gen-reduce DIR M SEED  gemm_splitk_reduce: P [3, M, 256] f32, NaN C [M, 256] bf16
+ *   acc_emu check-reduce DIR M SEED  C = bf16(P[0] + P[1] + P[2]), summed in that order in f32
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -413,8 +418,80 @@ static int gemm_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* kernels/gemm/gemm_splitk.cake: the slices of gemm_bf16_splitk and the sum of gemm_splitk_reduce */
+static int splitk_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long M = atoll(argv[3]), N = 256, K = 1088, S = 2;
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	int reduce = strstr(argv[1], "-reduce") != NULL, gen = !strncmp(argv[1], "gen-", 4);
+	if (reduce) {
+		S = 3;
+		float *P = malloc(4 * (size_t)(S * M * N));
+		uint64_t st = seed;
+		unif(P, (size_t)(S * M * N), &st);
+		if (gen) {
+			wr(dir, "P", P, 4 * (size_t)(S * M * N));
+			float *c = nanbuf((size_t)(M * N));
+			wr(dir, "C", c, 2 * (size_t)(M * N));
+			free(c), free(P);
+			return 0;
+		}
+		char path[1024];
+		snprintf(path, sizeof path, "%s/C.out", dir);
+		FILE *f = fopen(path, "rb");
+		uint16_t *C = malloc(2 * (size_t)(M * N));
+		if (!f || fread(C, 2, (size_t)(M * N), f) != (size_t)(M * N))
+			exit(2);
+		fclose(f);
+		int bad = 0;
+		for (long long i = 0; i < M * N; i++) {
+			float sum = 0;
+			for (long long q = 0; q < S; q++)
+				sum += P[q * M * N + i];
+			bad += C[i] != oracle_f32_to_bf16(sum);
+		}
+		printf("splitk reduce: %d of %lld elements differ from bf16(P0 + P1 + P2)%s\n", bad, M * N, bad ? " FAIL" : "");
+		free(C), free(P);
+		return bad ? 1 : 0;
+	}
+	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
+	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);
+	if (gen) {
+		wr(dir, "A", A, 2 * (size_t)(M * K)), wr(dir, "B", Bm, 2 * (size_t)(N * K));
+		float *p = nanbuf((size_t)(S * M * N));
+		wr(dir, "P", p, 4 * (size_t)(S * M * N));
+		free(p), free(A), free(Bm);
+		return 0;
+	}
+	float *P = rd(dir, "P", (size_t)(S * M * N));
+	int bad = 0;
+	long long steps = K / 64;
+	for (long long q = 0; q < S; q++) {
+		long long lo = q * steps / S * 64, hi = (q + 1) * steps / S * 64;
+		for (long long i = 0; i < M; i++)
+			for (long long j = 0; j < N; j++) {
+				double sum = 0, abs = 0;
+				for (long long k = lo; k < hi; k++) {
+					double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
+					sum += t, abs += fabs(t);
+				}
+				double got = P[(q * M + i) * N + j];
+				bad += !(fabs(got - sum) <= 1e-5 * abs + 1e-6);   /* f32 accumulation of the slice */
+			}
+	}
+	printf("splitk slices: %d bad partial elements of %lld (S = 2 slices of 8 and 9 K steps)%s\n", bad, S * M * N,
+	       bad ? " FAIL" : "");
+	free(P), free(A), free(Bm);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && (strstr(argv[1], "-splitk") || strstr(argv[1], "-reduce")))
+		return splitk_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-gemm"))
 		return gemm_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-wgmma"))

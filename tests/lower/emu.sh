@@ -141,6 +141,11 @@ MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests
 # the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
 # TMA ring, K-major wgmma, two consumer warpgroups)
 acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
+# the split-K route of the GEMM library: uneven slices of K into f32 partials, then their sum
+KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 256 33 M=256 N=256 K=1088 S=2
+KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3
+# ... and it must be able to fail: a slice that stops one K step early
+KERNEL=gemm_bf16_splitk MUTATE='s|k < ((ks + 1) \* (K / 64) / S)|k < ((ks + 1) * (K / 64) / S - 1)|g' acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 128 35 M=128 N=256 K=1088 S=2
 # the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
 # every primitive above, against the float64 recurrence with the kda family's tolerance
 # (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
