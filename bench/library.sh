@@ -11,7 +11,8 @@
 #   OUT=$OUT bash bench/library.sh [check] [gemm] [kmeans]     (default: all three)
 #   env: CAKE (bin/cake), PKG (a package folder already generated: skip `cake library`),
 #        WHEELS (.whl: Flash-KMeans' wheel), SITE (/tmp/site), OUT (/tmp/cake-library),
-#        ITERS (10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES
+#        ITERS (10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES,
+#        SANITIZE (1: also run the C smoke test under compute-sanitizer memcheck)
 # First, without torch, bench/library_smoke.c runs every route on small shapes against CPU
 # references (C, linked against the libraries): $OUT/smoke.log.
 # Logs: $OUT/build.log (generation, ptxas report, compiler), $OUT/pip.log, $OUT/bench.log
@@ -55,6 +56,13 @@ if ${CC:-cc} -std=c11 -O2 -I"$PKG/include" "$(dirname "$0")/library_smoke.c" -L"
 	-lcake_gemm -lcake_kmeans -ldl -lm -o "$OUT/smoke" >> "$OUT/build.log" 2>&1; then
 	timeout 300 "$OUT/smoke" 2>&1 | tee "$OUT/smoke.log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] && smoke=ok || smoke=FAILED
+	# SANITIZE=1: the same C program under compute-sanitizer memcheck (every route's kernels)
+	if [ "${SANITIZE:-0}" = 1 ]; then
+		san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+		timeout 400 "$san" --tool memcheck --error-exitcode 99 "$OUT/smoke" > "$OUT/smoke_memcheck.log" 2>&1
+		echo "library.sh: smoke under memcheck: exit $?, $(grep -o 'ERROR SUMMARY: [0-9]* error[s]*' "$OUT/smoke_memcheck.log" | tail -1)" |
+			tee -a "$OUT/smoke.log" >&2
+	fi
 else
 	echo "library.sh: the C smoke test does not build (see $OUT/build.log)" >&2
 fi
