@@ -26,7 +26,7 @@
 #            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
 #            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
 #            (T = 32768, H = 32).
-# --quick runs two decode and two small prefill cases. Results: $KDA_BENCH_DIR (default
+# --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases. Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
 set -u
@@ -53,7 +53,7 @@ python3 -c 'import torch, fla; assert torch.cuda.is_available()' || {
 # FlashKDA, the paper's baseline: built here (about 100 s) from its public source when
 # .baselines/flashkda holds it (git-ignored, never committed: see .baselines/build_flashkda.sh,
 # a copy of ../shared/tools/build_flashkda.sh), then timed by kda_fla.py on the same inputs
-if ! python3 -c 'import flash_kda' 2>/dev/null && [ -d .baselines/flashkda ] && [ -f .baselines/build_flashkda.sh ]; then
+if [ "${KDA_CASES:-all}" != decode ] && ! python3 -c 'import flash_kda' 2>/dev/null && [ -d .baselines/flashkda ] && [ -f .baselines/build_flashkda.sh ]; then
 	echo "== building FlashKDA from .baselines/flashkda"
 	bash .baselines/build_flashkda.sh .baselines/flashkda /tmp/cake-fkda-site 2>&1 | tail -3
 	PYTHONPATH=/tmp/cake-fkda-site${PYTHONPATH:+:$PYTHONPATH}
@@ -96,22 +96,26 @@ else
 			case_ decode_B${B}_H${H} --mode decode --shape B=$B,H=$H,T=1
 		done
 	done
-	case_ decode_v16_B1_H32 --mode decode --shape B=1,H=32,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
-	case_ decode_v16_B8_H32 --mode decode --shape B=8,H=32,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
+	for H in 32 64; do
+		for B in 1 8; do
+			case_ decode_v16_B${B}_H${H} --mode decode --shape B=$B,H=$H,T=1 --kernel kernels/kda/kda_decode.cake:kda_decode_v16
+		done
+	done
 	case_ decode_spec4_B64_H32 --mode decode --shape B=64,H=32,T=4
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
+	case_ decode_bf16_B256_H64 --mode decode --state bf16 --shape B=256,H=64,T=1
 	# the paper's shapes in the paper's gate form (lower_bound = -5: FlashKDA's only form)
-	for H in 96 64; do
+	[ "${KDA_CASES:-all}" = decode ] || for H in 96 64; do
 		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_6mixed --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=$H --lower-bound -5 \
 			--iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16
 	done
-	case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
-	case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
-	case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
 fi
 
 echo "== FLA (fla-core, FLA_FLASH_KDA=0) on the same inputs"
