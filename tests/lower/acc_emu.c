@@ -165,6 +165,19 @@ static int scan_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* A 16-bit output DIR/NAME.out of cnt elements (bf16 bits). */
+static uint16_t *rd16(const char *dir, const char *n, size_t cnt)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.out", dir, n);
+	FILE *f = fopen(path, "rb");
+	uint16_t *p = malloc(2 * cnt);
+	if (!f || !p || fread(p, 2, cnt, f) != cnt)
+		exit(2);
+	fclose(f);
+	return p;
+}
+
 static float *nanbuf(size_t n)
 {
 	float *p = malloc(4 * n);
@@ -395,13 +408,7 @@ static int gemm_case(int argc, char **argv)
 		free(a), free(A), free(Bm);
 		return 0;
 	}
-	char path[1024];
-	snprintf(path, sizeof path, "%s/C.out", dir);
-	FILE *f = fopen(path, "rb");
-	uint16_t *C = malloc(2 * (size_t)(M * N));
-	if (!f || fread(C, 2, (size_t)(M * N), f) != (size_t)(M * N))
-		exit(2);
-	fclose(f);
+	uint16_t *C = rd16(dir, "C", (size_t)(M * N));
 	int bad = 0;
 	for (long long i = 0; i < M; i++)
 		for (long long j = 0; j < N; j++) {
@@ -439,13 +446,7 @@ static int splitk_case(int argc, char **argv)
 			free(c), free(P);
 			return 0;
 		}
-		char path[1024];
-		snprintf(path, sizeof path, "%s/C.out", dir);
-		FILE *f = fopen(path, "rb");
-		uint16_t *C = malloc(2 * (size_t)(M * N));
-		if (!f || fread(C, 2, (size_t)(M * N), f) != (size_t)(M * N))
-			exit(2);
-		fclose(f);
+		uint16_t *C = rd16(dir, "C", (size_t)(M * N));
 		int bad = 0;
 		for (long long i = 0; i < M * N; i++) {
 			float sum = 0;
