@@ -104,6 +104,9 @@ else
 	case_ decode_spec4_B64_H32 --mode decode --shape B=64,H=32,T=4
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
 	case_ decode_bf16_B256_H64 --mode decode --state bf16 --shape B=256,H=64,T=1
+	# the state in bf16 as FlashKDA keeps it (the recurrence in f32 registers): like for like
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_bf16_T8192_H64_1seq --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
+		--check-heads 16
 	# the paper's shapes in the paper's gate form (lower_bound = -5: FlashKDA's only form)
 	[ "${KDA_CASES:-all}" = decode ] || for H in 96 64; do
 		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16

@@ -50,6 +50,7 @@ case_ kda_decode_v16 kda --mode decode --shape B=2,H=2,T=1 --iters 1 --no-graph 
 case_ kda_decode_bf16 kda --mode decode --state bf16 --shape B=2,H=2,T=1 --iters 1 --no-graph --kernel $K/kda_decode_bf16.cake:kda_decode_bf16
 case_ kda_prefill kda --mode prefill --shape B=1,H=2,T=96 --iters 1 --kernel $K/kda_prefill.cake:kda_prefill
 case_ kda_prefill_lb kda --mode prefill --shape B=1,H=2,T=96 --iters 1 --lower-bound -5 --kernel $K/kda_prefill.cake:kda_prefill_lb
+case_ kda_prefill_bf16_lb kda --mode prefill --state bf16 --shape B=1,H=2,T=96 --iters 1 --lower-bound -5 --kernel $K/kda_prefill.cake:kda_prefill_bf16_lb
 case_ kda_prefill_varlen kda --mode prefill --seqlens 40,7,49 --shape H=2 --iters 1 --kernel $K/kda_prefill.cake:kda_prefill_varlen
 case_ kda_prefill_v16 kda --mode prefill --shape B=1,H=2,T=96 --iters 1 --kernel $K/kda_prefill.cake:kda_prefill_v16
 case_ kda_recurrent kda --mode prefill --shape B=1,H=2,T=64 --iters 1 --kernel $K/kda_recurrent.cake:kda_recurrent

@@ -7,8 +7,9 @@
  * kda_decode_bf16 (kda_decode_bf16.cake), their _lb twins with the lower-bound
  * gate: T = 1 .. 16 tokens for each of B sequences, the state read once and
  * written once. --mode prefill runs kda_prefill (B sequences of T tokens) or
- * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens)
- * from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
+ * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens),
+ * their _lb twins, or with --state bf16 kda_prefill_bf16_lb (the lower-bound
+ * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
  * is the plain one, through --kernel). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
@@ -171,7 +172,7 @@ static void pick_kernel(Run *r)
 		snprintf(r->name, sizeof r->name, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
 	} else {
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
-		snprintf(r->name, sizeof r->name, "kda_prefill%s%s", o->nseq ? "_varlen" : "", lb);
+		snprintf(r->name, sizeof r->name, "kda_prefill%s%s%s", o->nseq ? "_varlen" : "", o->state_bf16 ? "_bf16" : "", lb);
 	}
 }
 
@@ -187,6 +188,11 @@ static bool is_name(const char *a, const char *b)
 static int prepare(Run *r)
 {
 	const KdaOpts *o = r->o;
+	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && (!o->lower_bound_gate || o->nseq)) {
+		fprintf(stderr, "cake kda: the bf16-state prefill kernel (kda_prefill_bf16_lb) is written for the lower-bound gate "
+		        "over B sequences of T tokens: pass --lower-bound L without --seqlens, or --state f32\n");
+		return 1;
+	}
 	CakeOptions co = cake_options(CAKE_LOWER);
 	co.kernel = r->name[0] ? r->name : NULL;
 	int before = r->dl.nerr;
@@ -217,8 +223,8 @@ static int prepare(Run *r)
 	}
 	bool sbf16 = r->k->params[fam_param(r->k, "S0")]->dt == DT_BF16;
 	if (sbf16 != o->state_bf16) {
-		fprintf(stderr, "cake kda: kernel '%s' keeps a%s state, but --state %s was asked for%s\n", r->name, sbf16 ? " bf16" : "n f32",
-		        o->state_bf16 ? "bf16" : "f32", o->mode == KDA_MODE_PREFILL && o->state_bf16 ? " (no bf16-state prefill kernel yet)" : "");
+		fprintf(stderr, "cake kda: kernel '%s' keeps a%s state, but --state %s was asked for\n", r->name, sbf16 ? " bf16" : "n f32",
+		        o->state_bf16 ? "bf16" : "f32");
 		return 1;
 	}
 	if (o->mode == KDA_MODE_DECODE && !is_name(fname, "kda_decode"))

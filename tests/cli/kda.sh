@@ -38,7 +38,11 @@ expect "kda kernel of another family" 1 err 'is not of the kda or kda_decode fam
 run kda --kernels /nonexistent-dir
 expect "kda missing kernels" 1 err 'cannot read'
 run kda --mode prefill --state bf16 --shape T=64,H=2
-expect "kda prefill without a bf16-state kernel" 1 err "no bf16-state prefill kernel yet"
+expect "kda bf16-state prefill without the lower-bound gate" 1 err "kda_prefill_bf16_lb) is written for the lower-bound gate"
+run kda --mode prefill --state bf16 --seqlens 30,34 --shape H=2 --lower-bound -5
+expect "kda bf16-state prefill of packed sequences" 1 err "without --seqlens"
+run kda --mode prefill --state bf16 --shape T=64,H=2 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
+expect "kda f32-state kernel asked for a bf16 state" 1 err "keeps an f32 state, but --state bf16 was asked for"
 
 FAKE=$T/fake
 mkdir -p "$FAKE"
@@ -61,6 +65,10 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		run kda --mode prefill --seqlens 30,20 --shape H=2 --lower-bound -5 \
 			--iters 2 --check-heads 4 --format=json --dump "$T/dump"
 		expect "kda prefill on the fake driver, json" 1 out '"kernel":"kda_prefill_varlen_lb"' out '"ok":false' out '"method":"events"'
+		cp "$T/out" "$T/prefill.json"
+		run kda --mode prefill --state bf16 --shape B=1,H=2,T=40 --lower-bound -5 --iters 1 --check-heads 2 --format=json
+		expect "kda bf16-state prefill on the fake driver" 1 out '"kernel":"kda_prefill_bf16_lb"' out '"state":"bf16"' out '"ok":false'
+		cp "$T/prefill.json" "$T/out"
 		if json_valid "kda json" "$T/out" && json_valid "kda meta.json" "$T/dump/meta.json" && [ -f "$T/dump/Cu.bin" ] &&
 		   [ "$(wc -c <"$T/dump/Q.bin")" -eq $((50 * 2 * 128 * 2)) ] && [ "$(wc -c <"$T/dump/SN.bin")" -eq $((2 * 2 * 128 * 128 * 4)) ]; then
 			ok "kda --dump writes every tensor and meta.json"
