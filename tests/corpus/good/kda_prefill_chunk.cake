@@ -47,16 +47,12 @@ kernel kda_prefill_chunk target sm_90a
   barrier empty ring ch producers math consumers load arrivals 2
   frag S:    f32[128, 128] in math split n  # the state; each warpgroup owns 64 V columns
   frag t16:  bf16[64, 128] in math split n  # a chunk tile on its way from memory
-  frag v16:  bf16[64, 128] in math split n
-  frag x:    f32[64, 128] in math split n   # log-decay g; later beta e^G k-hat
-  frag G:    f32[64, 128] in math split n
-  frag kn:   f32[64, 128] in math split n   # k-hat; later scaled q-hat
-  frag akk:  f32[64, 64] in math            # A_kk, then L = I + A_kk (both warpgroups)
-  frag aqk:  f32[64, 64] in math
-  frag p16:  bf16[64, 64] in math
-  frag w:    f32[64, 128] in math split n
-  frag u:    f32[64, 128] in math split n
-  frag vpf:  f32[64, 128] in math split n   # w S, then v'
+  frag x:    f32[64, 128] in math split n   # log-decay g; later w
+  frag G:    f32[64, 128] in math split n   # G = cumsum(g); later u
+  frag kn:   f32[64, 128] in math split n   # k-hat, then scaled q-hat; later w S', then v'
+  frag akk:  f32[64, 64] in math            # A_kk, then L = I + A_kk (both warpgroups); later A_qk
+  frag ai:   f32[64, 64] in math            # L^-1
+  frag p16:  bf16[64, 64] in math           # L^-1, later A_qk, as the register A operand
   frag o:    f32[64, 128] in math split n
   frag gc:   f32[128] in math               # G_C per key channel
   frag dtb:  f32[128] in math
@@ -82,43 +78,46 @@ kernel kda_prefill_chunk target sm_90a
       x = alpha * softplus(f32(t16) + cols(dtb))
       gc = colsum(x)
       G = cumsum(x, 0)
+      S = rows(exp(gc)) * S
+      store sb[:, :] <- bf16(S)
       wait full
       load t16 <- ks[:, :]
       kn = l2norm(f32(t16))
-      store ka[:, :] <- bf16(kn * exp(G - cols(gc)))
+      store ka[:, :] <- bf16(rows(beta) * kn * exp(G - cols(gc)))
       store kb[:, :] <- bf16(kn * exp(cols(gc) - G))
-      x = rows(beta) * kn * exp(G)
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
       store qa[:, :] <- bf16(kn * exp(G - cols(gc)))
-      load v16 <- vs[:, :]
+      load t16 <- vs[:, :]
+      store vb[:, :] <- bf16(rows(beta) * f32(t16))
       fence proxy_async
       arrive empty
       sync math
       wgmma akk = ka @ kb^T
-      wgmma aqk = qa @ kb^T
       wgmma_wait 0
-      sync math
-      akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
+      akk = where(col_idx() < row_idx(), akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
-      aqk = where(col_idx() <= row_idx(), aqk, 0.0)
-      w = trisolve(akk, x)
-      u = trisolve(akk, rows(beta) * f32(v16))
-      store ka[:, :] <- bf16(w)
-      store qa[:, :] <- bf16(kn * exp(G))
-      store sb[:, :] <- bf16(S)
-      fence proxy_async
-      sync math
-      wgmma vpf = ka @ sb
+      ai = where(col_idx() == row_idx(), 1.0, 0.0)
+      ai = trisolve(akk, ai)
+      p16 = bf16(ai)
+      wgmma x = p16 @ ka
+      wgmma G = p16 @ vb
       wgmma_wait 0
-      vpf = u - vpf
-      store vb[:, :] <- bf16(vpf)
+      sync math
+      store ka[:, :] <- bf16(x)
       fence proxy_async
       sync math
-      p16 = bf16(aqk)
+      wgmma kn = ka @ sb
+      wgmma akk = qa @ kb^T
+      wgmma_wait 0
+      kn = G - kn
+      store vb[:, :] <- bf16(kn)
+      akk = where(col_idx() <= row_idx(), akk, 0.0)
+      p16 = bf16(akk)
+      fence proxy_async
+      sync math
       wgmma o = qa @ sb
       wgmma o += p16 @ vb
-      S = rows(exp(gc)) * S
       wgmma S += kb^T @ vb
       wgmma_wait 0
       store O[b, c * 64 +: 64, h, :] <- bf16(o)
