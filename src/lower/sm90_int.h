@@ -30,6 +30,7 @@ typedef struct Em {
 	int ind;
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
+	int loops;          /* loops around the statement being emitted */
 	bool elected;       /* current role runs on one elected thread */
 	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
