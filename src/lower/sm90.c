@@ -31,10 +31,16 @@
  *              derived bytes before the first copy that signals a barrier in
  *              the iteration, then cp.async.bulk.tensor; wgmma -> fence, one
  *              m64nNk16 per 64-row slice and 16-wide K step with the shared
- *              memory descriptors advanced by 32 bytes, commit; store of a
+ *              memory descriptors advanced by 32 bytes, commit (an overwrite
+ *              inside a loop starts with the wrapper's write-only _z twin, so
+ *              the previous iteration's accumulator is not kept live); store of a
  *              wgmma accumulator -> the m64nNk16 fragment layout (thread t
  *              holds rows warp*16 + lane/4 and +8, column pairs 8j +
- *              2*(lane%4)), converted and stored as 4-byte pairs.
+ *              2*(lane%4)), converted and stored as 4-byte pairs. Every
+ *              statement that needs the lane reads it with lane_id() (a
+ *              volatile read of %laneid), so the address arithmetic built on
+ *              it stays in the statement and is not hoisted out of a loop to
+ *              hold registers across every iteration.
  *
  *   fragments  element-wise math, broadcasts and row reductions (with quad
  *              shuffles; across the warpgroups of a `split n` tile through
@@ -1033,6 +1039,13 @@ static void acc_pre_collect(Em *e, const Expr *x)
 				pre_add(e, x, PRE_RELAY, r ? "rl" : "cl", r ? "mt_ * 2 + h_" : "2 * j_ + e_");
 				return;
 			}
+			/* cols() of a column vector that holds only its warpgroup's columns, against a
+			 * tile whose columns every warpgroup holds (or the other way round) */
+			const PlanFrag *vf = !r && e->acc_ref && vec_layout_of(e, x->args[0]) == FRAG_COL ? find_layout(e, x->args[0], FRAG_COL) : NULL;
+			if (vf && col_split(e, vf) != col_split(e, e->acc_ref)) {
+				pre_add(e, x, PRE_RELAY, "cl", "2 * j_ + e_");
+				return;
+			}
 		}
 		if ((is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin")) && e->nred < (int)NELEM(e->red_expr)) {
 			e->red_expr[e->nred] = x;
@@ -1054,6 +1067,9 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	bool r = call->name[0] == 'r';
 	const Expr *v = call->args[0];
 	const PlanFrag *vf = find_layout(e, v, r ? FRAG_COL : FRAG_ROW);
+	if (!r && !vf)   /* cols() of a column vector split unlike the tile (acc_pre_collect) */
+		vf = find_layout(e, v, FRAG_COL);
+	bool vcol = vf && vf->layout == FRAG_COL;   /* written the way a column vector is held */
 	const PlanRole *ro = &e->p->roles[e->role];
 	long long want = r ? ref->rows : ref->cols;
 	if (!vf || vf->role != e->role || vf->regs_per_thread == 0 || vf->rows != want) {
@@ -1061,7 +1077,7 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 		       r ? "column" : "row", r ? "rows" : "columns", want);
 		return false;
 	}
-	Fx c = {vf->layout, vf, r ? "c_" : "r_", 0};
+	Fx c = {vf->layout, vf, vcol ? "c_" : "r_", 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, v, &c)) {
 		sb_free(&val);
@@ -1071,14 +1087,14 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	const char *ty = ftype_of(t);
 	int id = e->nscan++, ri = e->role;
 	int n = r ? 2 * ref->mtiles : (int)(ref->wg_cols / 4);
-	line(e, "%s %s[%d];   /* %s: the %s vector's values at the %s this thread holds */", ty, name, n, r ? "rows()" : "cols()", r ? "column" : "row",
+	line(e, "%s %s[%d];   /* %s: the %s vector's values at the %s this thread holds */", ty, name, n, r ? "rows()" : "cols()", vcol ? "column" : "row",
 	     r ? "rows" : "columns");
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = lane_id();");
 	line(e, "__shared__ %s rv%d_[%lld];", ty, id, vf->rows);
 	const char *tl = ro->thread_lo ? arena_printf(&e->c->arena, "(threadIdx.x - %du)", ro->thread_lo) : "threadIdx.x";
-	if (r) {   /* column vector: one quad (per warpgroup when it is split) writes it */
+	if (vcol) {   /* column vector: one quad (per warpgroup when it is split) writes it */
 		bool split = vf->split == SPLIT_N && ro->nwg > 1;
 		line(e, "if (%s%s < 4u) {", tl, split ? " % 128u" : "");
 		line(e, "\t#pragma unroll");
@@ -1172,8 +1188,10 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 	e->nred = 0;
 	if (dst->layout == FRAG_ROW || tiled)
 		find_nested_reductions(e, s->src, true);
-	if (dst->layout == FRAG_ACC)
+	if (dst->layout == FRAG_ACC) {
+		e->acc_ref = dst;
 		acc_pre_collect(e, s->src);
+	}
 	int nred = e->nred;
 	StrBuf rhs = {0};
 	bool ok = fx_emit(e, &rhs, s->src, &c);
@@ -1926,6 +1944,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	e->nred = e->npre = 0;
+	e->acc_ref = f;
 	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -2026,6 +2045,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	e->nred = e->npre = 0;
+	e->acc_ref = f;
 	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);

@@ -53,6 +53,7 @@ typedef struct Em {
 	const char *pre_ix[8];
 	int pre_kind[8];
 	int npre;
+	const PlanFrag *acc_ref;   /* the tile of the statement acc_pre_collect looks at */
 	/* sum() calls of the statement being emitted, precomputed into scalar temporaries */
 	const Expr *sum_expr[8];
 	const char *sum_name[8];

@@ -11,15 +11,17 @@
  *
  *   prelude    always: the u32 / u64 / bf16_t / f16_t typedefs, the
  *              128-byte CUtensorMap, and one small wrapper per fixed PTX
- *              instruction (mbarrier init / arrive / expect_tx / try_wait
- *              loop, fences, named barriers, setmaxnreg, wgmma fence /
+ *              instruction (lane_id from %laneid, mbarrier init / arrive /
+ *              expect_tx / try_wait loop, fences, named barriers, setmaxnreg, wgmma fence /
  *              commit / wait and smem descriptors, 16-bit float packing and
  *              rounding);
  *   TMA        one tma_load_<R>d per tensor rank R the kernel loads
  *              (cp.async.bulk.tensor, completes on an mbarrier);
  *   wgmma      one mma_async wrapper per (A/B dtype, N, A in registers?,
  *              B N-major?) combination used, with the operand list
- *              generated for exactly that N (N/2 f32 accumulators);
+ *              generated for exactly that N (N/2 f32 accumulators), and
+ *              its _z twin, whose accumulators are outputs only ("=f"):
+ *              the first K step of an overwrite in a loop calls it;
  *   red        red_add_* for atomic_add without a result;
  *   gmem       the ld/st.global helpers of sm90_vec.c (sm90_vec_helpers);
  *   hang_note  the --debug-hang flight recorder, only when asked for.
