@@ -1,13 +1,16 @@
-# kda/kda_prefill_chunk — Kimi Delta Attention prefill in chunks of C = 64 tokens on the tensor
-# cores (family kda): tests/corpus/good/kda_prefill_chunk.cake (its header has the chunk
-# algebra and the register notes) bound to the family's interface, the one of
-# kda_prefill.cake's kda_prefill_lb: inputs Q, K, V, G (g_raw), Beta (logits), Alog, Dtb,
-# states S0/SN V-first [B, H, V, K], the lower-bound gate g = lower_bound * sigmoid(exp(A_log)
-# (g_raw + dt_bias)) with lambda in [-5, 0). Held V-first, the state fragment is S^T [V, K],
-# each math warpgroup owning 64 V rows (`split m`): sb holds S'^T = S^T Diag(e^G_C) and is read
-# transposed (w S' = ka @ sb^T, o = qa @ sb^T + A_qk v'), the update is S^T += v'^T kb
-# (`vb^T @ kb`), and the decay S^T Diag(e^G_C) takes G_C, which colsum leaves split by the
-# warpgroups' key columns, through shared memory (a relayout of cols()).
+# kda_prefill_chunk_lb — Kimi Delta Attention prefill in chunks of C = 64 tokens on the tensor
+# cores, bound to the kda family (src/family/kda.c): kda_prefill_chunk.cake beside it (its
+# header has the chunk algebra and the register notes) with the interface of kda_prefill.cake's
+# kda_prefill_lb: inputs Q, K, V, G (g_raw), Beta (logits), Alog, Dtb, states S0/SN V-first
+# [B, H, V, K], the lower-bound gate g = lower_bound * sigmoid(exp(A_log) (g_raw + dt_bias)).
+# Held V-first, the state fragment is S^T [V, K], each math warpgroup owning 64 V rows
+# (`split m`): sb holds S'^T = S^T Diag(e^G_C) and is read transposed (w S' = ka @ sb^T,
+# o = qa @ sb^T + A_qk v'), the update is S^T += v'^T kb (`vb^T @ kb`), and the decay
+# S^T Diag(e^G_C) takes G_C, which colsum leaves split by the warpgroups' key columns, through
+# shared memory (the lowering's relayout of cols()).
+# Numerics: exp(G_i - G_j) is factored with one reference per chunk (G_C), so a gate that falls
+# by more than ~88 inside a chunk overflows the factors: safe for lower_bound >= -1.375
+# (64 |lambda| < 88), NaN at -5 (KDA.md, "Not at lambda = -5"); hence not in kernels/kda.
 # One CTA per (batch, head); a load warpgroup streams q, k, v through a 2-stage TMA ring.
 # Shape domain: T % 64 == 0, T >= 128; K = V = 128; B sequences of T tokens (no varlen).
 kernel kda_prefill_chunk_lb target sm_90a family kda
