@@ -859,8 +859,11 @@ static void lay_stmts(LayQ *q, Stmt **ss, int n)
  * (index 2j + e holds column role_wg * wg_cols + 8j + 2(l%4) + e); against an unsplit
  * (or `split m`) tile it holds every column. The tile that fixes the columns of a
  * statement is the assigned fragment when it is rank 2, else the first rank-2 fragment
- * read; element-wise assignments between column vectors share the marks. A vector that
- * meets both kinds of tile has no one layout (CK-LOW-009). */
+ * read; element-wise assignments between column vectors share the marks. The producers
+ * (colsum/colmax, element-wise assignments) decide first; a broadcast then marks only a
+ * vector no producer marked, and a cols(v) over a tile split unlike v is a relayout through
+ * shared memory in the lowering (sm90.c, emit_relayout). A vector whose producers meet both
+ * kinds of tile has no one layout (CK-LOW-009). */
 typedef struct ColQ {
 	LayQ *q;
 	const Plan *p;
@@ -868,6 +871,8 @@ typedef struct ColQ {
 	signed char *mark;   /* 0 unknown, 1 split n, 2 every column */
 	int *conflict;       /* a frag number, -1 none */
 	bool changed;
+	bool bcast;          /* the second pass: broadcasts mark the vectors still unknown */
+	bool soft;           /* marking for a broadcast: a known mark stays, no conflict */
 } ColQ;
 
 /* The first rank-2, non-tile fragment read in x (not inside sum()), or -1. */
@@ -903,7 +908,7 @@ static void col_mark(ColQ *cq, int f, int v)
 	if (cq->mark[f] == 0) {
 		cq->mark[f] = (signed char)v;
 		cq->changed = true;
-	} else if (cq->mark[f] != v && *cq->conflict < 0) {
+	} else if (cq->mark[f] != v && !cq->soft && *cq->conflict < 0) {
 		*cq->conflict = f;
 	}
 }
@@ -952,8 +957,11 @@ static void col_broadcasts(ColQ *cq, const Expr *x, int v)
 {
 	if (!x || (x->kind == E_CALL && x->name && strcmp(x->name, "sum") == 0))
 		return;
-	if (x->kind == E_CALL && x->name && x->nargs == 1 && strcmp(x->name, "cols") == 0)
+	if (x->kind == E_CALL && x->name && x->nargs == 1 && strcmp(x->name, "cols") == 0) {
+		cq->soft = true;
 		col_mark_reads(cq, x->args[0], v);
+		cq->soft = false;
+	}
 	col_broadcasts(cq, x->lhs, v);
 	col_broadcasts(cq, x->rhs, v);
 	for (int i = 0; i < x->nargs; i++)
@@ -968,7 +976,7 @@ static void col_stmts(ColQ *cq, Stmt **ss, int n)
 			int dst = s->kind == S_ASSIGN && s->nlhs >= 1 ? frag_num(cq->q, s->lhs[0]) : -1;
 			const Decl *dd = dst >= 0 ? cq->q->frags->data[dst] : NULL;
 			int t = dd && dd->rank == 2 && !dd->lanes ? dst : col_ctx_tile(cq, s->src);
-			if (t >= 0)
+			if (t >= 0 && cq->bcast)
 				col_broadcasts(cq, s->src, col_mark_of_tile(cq, t));
 			const Expr *x = s->src;
 			if (dd && dd->rank == 1 && s->nlhs == 1 && cq->q->lay[dst] == FRAG_COL) {
@@ -1074,10 +1082,14 @@ static void derive_frags(Der *d)
 	}
 	signed char *cmark = arena_alloc(&d->c->arena, (size_t)(v.len + 1));
 	int conflict = -1;
-	ColQ cq = {&q, p, m, cmark, &conflict, true};
-	for (int it = 0; cq.changed && it < 64; it++) {
-		cq.changed = false;
-		col_stmts(&cq, k->body, k->nbody);
+	ColQ cq = {&q, p, m, cmark, &conflict, true, false, false};
+	for (int pass = 0; pass < 2; pass++) {   /* the producers, then the broadcasts */
+		cq.bcast = pass == 1;
+		cq.changed = true;
+		for (int it = 0; cq.changed && it < 64; it++) {
+			cq.changed = false;
+			col_stmts(&cq, k->body, k->nbody);
+		}
 	}
 	if (conflict >= 0) {
 		Decl *fd = v.data[conflict];

@@ -31,10 +31,16 @@
  *              derived bytes before the first copy that signals a barrier in
  *              the iteration, then cp.async.bulk.tensor; wgmma -> fence, one
  *              m64nNk16 per 64-row slice and 16-wide K step with the shared
- *              memory descriptors advanced by 32 bytes, commit; store of a
+ *              memory descriptors advanced by 32 bytes, commit (an overwrite
+ *              inside a loop starts with the wrapper's write-only _z twin, so
+ *              the previous iteration's accumulator is not kept live); store of a
  *              wgmma accumulator -> the m64nNk16 fragment layout (thread t
  *              holds rows warp*16 + lane/4 and +8, column pairs 8j +
- *              2*(lane%4)), converted and stored as 4-byte pairs.
+ *              2*(lane%4)), converted and stored as 4-byte pairs. Every
+ *              statement that needs the lane reads it with lane_id() (a
+ *              volatile read of %laneid), so the address arithmetic built on
+ *              it stays in the statement and is not hoisted out of a loop to
+ *              hold registers across every iteration.
  *
  *   fragments  element-wise math, broadcasts and row reductions (with quad
  *              shuffles; across the warpgroups of a `split n` tile through
@@ -554,25 +560,37 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	line(e, "for (int mt_ = 0; mt_ < %d; ++mt_) {", f->mtiles);
 	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int kk_ = 0; kk_ < %d; ++kk_) {", ksteps);
+	/* the operands after d, written once. An overwrite (`=`) inside a loop calls the _z twin of
+	 * the wrapper at kk_ == 0 (scale-d = 0, d written only), so the fragment's old value is not
+	 * read: with the "+f" wrapper the value of the previous iteration would stay live from its
+	 * last use across the back edge up to here. Outside loops the "+f" form is kept (an
+	 * in-place overwrite, which ptxas allocates better there: acc_wgmma spills 48 bytes
+	 * with the twin and none without). */
+	bool zf = !s->accumulate && e->loops > 0;
+	const char *ops;
 	if (AF) {
 		const char *pk = f16 ? "pack_f16x2" : "pack_bf16x2";
 		line(e, "\t\tconst float *pa_ = %s + mt_ * %lld + 8 * kk_;   /* columns 16kk .. 16kk+15 of %s */", AF->name, AF->wg_cols / 2, AF->name);
-		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
-		line(e, "\t\t                 %s(pa_[0], pa_[1]), %s(pa_[2], pa_[3]), %s(pa_[4], pa_[5]), %s(pa_[6], pa_[7]),", pk, pk, pk, pk);
+		ops = arena_printf(&e->c->arena, "%s(pa_[0], pa_[1]), %s(pa_[2], pa_[3]), %s(pa_[4], pa_[5]), %s(pa_[6], pa_[7])", pk, pk, pk, pk);
 	} else if (ta) {
-		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
-		line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %lldu + kk_ * %du, %lldu, %du, %du),", 64 * 2 / SA * panel_bytes(A), 16 * SA,
-		     apan ? panel_bytes(A) : 0, 8 * SA, A->desc_layout);
+		ops = arena_printf(&e->c->arena, "wgmma_desc(a_base_ + mt_ * %lldu + kk_ * %du, %lldu, %du, %du)", 64 * 2 / SA * panel_bytes(A), 16 * SA,
+		                   apan ? panel_bytes(A) : 0, 8 * SA, A->desc_layout);
+	} else if (apan) {
+		ops = arena_printf(&e->c->arena, "wgmma_desc(a_base_ + mt_ * %du + kk_ / %d * %lldu + kk_ %% %d * 32u, %du, %du, %du)", 64 * SA, SA / 32,
+		                   panel_bytes(A), SA / 32, A->desc_lbo, 8 * SA, A->desc_layout);
 	} else {
-		line(e, "\t\twgmma_m64n%dk16_%s%s(%s + mt_ * %d,", n, ty, suffix, f->name, n / 2);
-		if (apan)
-			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ / %d * %lldu + kk_ %% %d * 32u, %du, %du, %du),", 64 * SA, SA / 32,
-			     panel_bytes(A), SA / 32, A->desc_lbo, 8 * SA, A->desc_layout);
-		else
-			line(e, "\t\t                 wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du),", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
+		ops = arena_printf(&e->c->arena, "wgmma_desc(a_base_ + mt_ * %du + kk_ * 32u, %du, %du, %du)", 64 * A->row_bytes, A->desc_lbo, A->desc_sbo, A->desc_layout);
 	}
-	line(e, "\t\t                 wgmma_desc(b_base_ + %s, %du, %du, %du),", bk, blbo, bpan ? bsbo : B->desc_sbo, B->desc_layout);
-	line(e, "\t\t                 %s);", s->accumulate ? "1" : "kk_ > 0 ? 1 : 0");
+	const char *bd = arena_printf(&e->c->arena, "wgmma_desc(b_base_ + %s, %du, %du, %du)", bk, blbo, bpan ? bsbo : B->desc_sbo, B->desc_layout);
+	for (int z = zf ? 0 : 1; z < 2; z++) {
+		const char *in = zf ? "\t\t\t" : "\t\t";
+		if (zf)
+			line(e, "\t\t%s", z ? "else" : "if (kk_ == 0)   /* overwrite: d is not read */");
+		line(e, "%swgmma_m64n%dk16_%s%s%s(%s + mt_ * %d,", in, n, ty, suffix, z ? "" : "_z", f->name, n / 2);
+		line(e, "%s                 %s,", in, ops);
+		line(e, "%s                 %s,", in, bd);
+		line(e, "%s                 %s);", in, z == 0 ? "0" : zf || s->accumulate ? "1" : "kk_ > 0 ? 1 : 0");
+	}
 	line(e, "\t}");
 	line(e, "}");
 	e->ind--;
@@ -1021,6 +1039,13 @@ static void acc_pre_collect(Em *e, const Expr *x)
 				pre_add(e, x, PRE_RELAY, r ? "rl" : "cl", r ? "mt_ * 2 + h_" : "2 * j_ + e_");
 				return;
 			}
+			/* cols() of a column vector that holds only its warpgroup's columns, against a
+			 * tile whose columns every warpgroup holds (or the other way round) */
+			const PlanFrag *vf = !r && e->acc_ref && vec_layout_of(e, x->args[0]) == FRAG_COL ? find_layout(e, x->args[0], FRAG_COL) : NULL;
+			if (vf && col_split(e, vf) != col_split(e, e->acc_ref)) {
+				pre_add(e, x, PRE_RELAY, "cl", "2 * j_ + e_");
+				return;
+			}
 		}
 		if ((is_call(x, "rowsum") || is_call(x, "rowmax") || is_call(x, "rowmin")) && e->nred < (int)NELEM(e->red_expr)) {
 			e->red_expr[e->nred] = x;
@@ -1042,6 +1067,9 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	bool r = call->name[0] == 'r';
 	const Expr *v = call->args[0];
 	const PlanFrag *vf = find_layout(e, v, r ? FRAG_COL : FRAG_ROW);
+	if (!r && !vf)   /* cols() of a column vector split unlike the tile (acc_pre_collect) */
+		vf = find_layout(e, v, FRAG_COL);
+	bool vcol = vf && vf->layout == FRAG_COL;   /* written the way a column vector is held */
 	const PlanRole *ro = &e->p->roles[e->role];
 	long long want = r ? ref->rows : ref->cols;
 	if (!vf || vf->role != e->role || vf->regs_per_thread == 0 || vf->rows != want) {
@@ -1049,7 +1077,7 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 		       r ? "column" : "row", r ? "rows" : "columns", want);
 		return false;
 	}
-	Fx c = {vf->layout, vf, r ? "c_" : "r_", 0};
+	Fx c = {vf->layout, vf, vcol ? "c_" : "r_", 0};
 	StrBuf val = {0};
 	if (!fx_emit(e, &val, v, &c)) {
 		sb_free(&val);
@@ -1059,14 +1087,14 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	const char *ty = ftype_of(t);
 	int id = e->nscan++, ri = e->role;
 	int n = r ? 2 * ref->mtiles : (int)(ref->wg_cols / 4);
-	line(e, "%s %s[%d];   /* %s: the %s vector's values at the %s this thread holds */", ty, name, n, r ? "rows()" : "cols()", r ? "column" : "row",
+	line(e, "%s %s[%d];   /* %s: the %s vector's values at the %s this thread holds */", ty, name, n, r ? "rows()" : "cols()", vcol ? "column" : "row",
 	     r ? "rows" : "columns");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "__shared__ %s rv%d_[%lld];", ty, id, vf->rows);
 	const char *tl = ro->thread_lo ? arena_printf(&e->c->arena, "(threadIdx.x - %du)", ro->thread_lo) : "threadIdx.x";
-	if (r) {   /* column vector: one quad (per warpgroup when it is split) writes it */
+	if (vcol) {   /* column vector: one quad (per warpgroup when it is split) writes it */
 		bool split = vf->split == SPLIT_N && ro->nwg > 1;
 		line(e, "if (%s%s < 4u) {", tl, split ? " % 128u" : "");
 		line(e, "\t#pragma unroll");
@@ -1160,8 +1188,10 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 	e->nred = 0;
 	if (dst->layout == FRAG_ROW || tiled)
 		find_nested_reductions(e, s->src, true);
-	if (dst->layout == FRAG_ACC)
+	if (dst->layout == FRAG_ACC) {
+		e->acc_ref = dst;
 		acc_pre_collect(e, s->src);
+	}
 	int nred = e->nred;
 	StrBuf rhs = {0};
 	bool ok = fx_emit(e, &rhs, s->src, &c);
@@ -1258,7 +1288,7 @@ static bool emit_row_fold(Em *e, const char *n, const Expr *arg, bool square, co
 	const char *coloff = across ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", ref->wg_cols) : "";
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "#pragma unroll");
 	line(e, "for (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
 	line(e, "\tconst int mt_ = r_ / 2, h_ = r_ %% 2;");
@@ -1385,7 +1415,7 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	ir_comment(e, s->span, arena_printf(&e->c->arena, "per thread over its rows, the 8 lanes of a column pair (shuffles), then %d warps (shared memory)", W));
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "%s v_[%d];", ty, n);
 	line(e, "#pragma unroll");
 	line(e, "for (int c_ = 0; c_ < %d; ++c_)", n);
@@ -1608,7 +1638,7 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	ir_comment(e, s->span, f->layout == FRAG_COL ? "each thread loads the columns it holds" : "each thread loads the rows it holds");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	/* is the first element's offset provably even (pairs 8-byte aligned)? */
 	long long mult = sm90_gcd(a.mbase, a.mstart[0]);
 	if (f->layout == FRAG_COL && !stride && g->dt == DT_F32 && f->regs_per_thread % 2 == 0 && mult % 2 == 0) {
@@ -1694,7 +1724,7 @@ static bool emit_store_cols(Em *e, Stmt *s, const Expr *src, const PlanFrag *f, 
 	else
 		line(e, "if (threadIdx.x - %du < 4u) {", (unsigned)r->thread_lo);
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "%s *dst_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
 	sb_free(&o);
 	line(e, "#pragma unroll");
@@ -1733,7 +1763,7 @@ static bool emit_store_rows(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	ir_comment(e, s->span, "one lane of each quad stores its two rows per 64-row tile");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "%s *dst_ = %s%s%s + %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", ctype_of(g->dt), g->name, *lead ? " + " : "", lead,
 	     sl->kind == SL_ALL ? "0" : cexpr_p(e, sl->start), wg);
 	/* a replicated (unsplit) row vector of a role of several warpgroups is stored once */
@@ -1783,7 +1813,7 @@ static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f)
 	                            : "each thread loads its accumulator-layout elements");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "const %s *src_ = %s + %s;", ctype_of(a.g->dt), a.g->name, sb_str(&o));
 	sb_free(&o);
 	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
@@ -1859,7 +1889,7 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	ir_comment(e, s->span, "each thread reads its accumulator-layout pairs, swizzle undone");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "const u32 base_ = %s;", addr);
 	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
 	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
@@ -1914,6 +1944,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	e->nred = e->npre = 0;
+	e->acc_ref = f;
 	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -1929,7 +1960,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	bool pre = acc_pre_begin(e, f, s->span);
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "const u32 base_ = %s;", addr);
 	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
 	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
@@ -2014,6 +2045,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	Fx c = {FRAG_ACC, f, NULL, 0};
 	StrBuf val = {0};
 	e->nred = e->npre = 0;
+	e->acc_ref = f;
 	acc_pre_collect(e, src);
 	if (!fx_emit(e, &val, src, &c)) {
 		sb_free(&val);
@@ -2030,7 +2062,7 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	bool pre = acc_pre_begin(e, f, s->span);
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	line(e, "const int row_ = %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", start[0],
 	     (f->split == SPLIT_M && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "");
 	line(e, "const int col_ = %s%s + (int)(lane_ %% 4u) * 2;", start[1],
@@ -2156,7 +2188,7 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 	ir_comment(e, s->span, "wgmma accumulator layout: rows warp*16 + lane/4 (+8), column pairs 8j + 2*(lane%4)");
 	line(e, "{");
 	e->ind++;
-	line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	line(e, "const u32 lane_ = lane_id();");
 	const char *wgrow = (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "";
 	const char *wgcol = (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "";
 	line(e, "const int row_ = %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", row0, wgrow);
@@ -2206,7 +2238,9 @@ static void emit_for(Em *e, Stmt *s, Scope sc)
 	/* a fresh iteration re-arms the barriers its TMA loads signal */
 	bool *saved = e->armed;
 	e->armed = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(e->p->nbarriers + 1));
+	e->loops++;
 	emit_list(e, s->body, s->nbody, in);
+	e->loops--;
 	e->armed = saved;
 	if (pl)
 		line(e, "if (++%s == %du) { %s = 0u; %s ^= 1u; }   /* next ring stage */", pl->stage_var, e->p->pipes[pl->pipe].stages, pl->stage_var,

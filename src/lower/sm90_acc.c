@@ -84,7 +84,7 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	                                         dst->rows, nblk));
 	sm90_line(e, "{");
 	e->ind++;
-	sm90_line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	sm90_line(e, "const u32 lane_ = lane_id();");
 	sm90_line(e, "%s v_[%d];", ty, n);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", n);
@@ -196,7 +196,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	                                      : arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back", R));
 	sm90_line(e, "{");
 	e->ind++;
-	sm90_line(e, "const u32 lane_ = threadIdx.x %% 32u;");
+	sm90_line(e, "const u32 lane_ = lane_id();");
 	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L: %lld x %lld f32 (the lowering's scratch) */", off, R, R);
 	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * R, R, ldx);
 	acc_scatter(e, sb_str(&lv), lf, "tl_", R, NULL, 0);

@@ -30,6 +30,7 @@ typedef struct Em {
 	int ind;
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
+	int loops;          /* loops around the statement being emitted */
 	bool elected;       /* current role runs on one elected thread */
 	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
@@ -52,6 +53,7 @@ typedef struct Em {
 	const char *pre_ix[8];
 	int pre_kind[8];
 	int npre;
+	const PlanFrag *acc_ref;   /* the tile of the statement acc_pre_collect looks at */
 	/* sum() calls of the statement being emitted, precomputed into scalar temporaries */
 	const Expr *sum_expr[8];
 	const char *sum_name[8];

@@ -11,15 +11,17 @@
  *
  *   prelude    always: the u32 / u64 / bf16_t / f16_t typedefs, the
  *              128-byte CUtensorMap, and one small wrapper per fixed PTX
- *              instruction (mbarrier init / arrive / expect_tx / try_wait
- *              loop, fences, named barriers, setmaxnreg, wgmma fence /
+ *              instruction (lane_id from %laneid, mbarrier init / arrive /
+ *              expect_tx / try_wait loop, fences, named barriers, setmaxnreg, wgmma fence /
  *              commit / wait and smem descriptors, 16-bit float packing and
  *              rounding);
  *   TMA        one tma_load_<R>d per tensor rank R the kernel loads
  *              (cp.async.bulk.tensor, completes on an mbarrier);
  *   wgmma      one mma_async wrapper per (A/B dtype, N, A in registers?,
  *              B N-major?) combination used, with the operand list
- *              generated for exactly that N (N/2 f32 accumulators);
+ *              generated for exactly that N (N/2 f32 accumulators), and
+ *              its _z twin, whose accumulators are outputs only ("=f"):
+ *              the first K step of an overwrite in a loop calls it;
  *   red        red_add_* for atomic_add without a result;
  *   gmem       the ld/st.global helpers of sm90_vec.c (sm90_vec_helpers);
  *   hang_note  the --debug-hang flight recorder, only when asked for.
@@ -51,6 +53,16 @@ static void emit_prelude(StrBuf *o)
 	        "__device__ __forceinline__ u32 smem_u32(const void *p)\n"
 	        "{\n"
 	        "\treturn (u32)__cvta_generic_to_shared(p);\n"
+	        "}\n"
+	        "\n"
+	        "/* The lane, read from %laneid by a volatile asm: the compiler cannot hoist it, nor the\n"
+	        " * per-statement address arithmetic built on it, out of a loop, where those values\n"
+	        " * would hold registers across every iteration (recomputing them is a few integer ops). */\n"
+	        "__device__ __forceinline__ u32 lane_id(void)\n"
+	        "{\n"
+	        "\tu32 l;\n"
+	        "\tasm volatile(\"mov.u32 %0, %%laneid;\\n\" : \"=r\"(l));\n"
+	        "\treturn l;\n"
 	        "}\n"
 	        "\n"
 	        "/* ---- mbarrier ---- */\n"
@@ -271,34 +283,41 @@ static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb
 	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s", n, f16 ? "F16" : "BF16",
 	         areg ? (tnspb ? "_RS_TB" : "_RS") : tnspa ? (tnspb ? "_TA_TB" : "_TA") : (tnspb ? "_TB" : ""));
 	sb_printf(o, "\n#ifndef %s\n#define %s\n", guard, guard);
-	sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, n, ab,
-	          areg ? "in registers" : tnspa ? "M-major in shared memory" : "K-major in shared memory",
-	          tnspb ? "N-major in shared memory" : "K-major in shared memory");
-	if (areg)
-		sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s(float *d, u32 a0, u32 a1, u32 a2, u32 a3, u64 db, int scale_d)\n{\n", n, ab, suffix);
-	else
-		sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s(float *d, u64 da, u64 db, int scale_d)\n{\n", n, ab, suffix);
-	sb_puts(o, "\tasm volatile(\n");
-	sb_printf(o, "\t\t\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", isc);
-	sb_printf(o, "\t\t\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n\t\t\"{", n, ab, ab);
-	for (int i = 0; i < nd; i++) {
-		sb_printf(o, "%s%%%d", i ? ", " : "", i);
-		if (i % 16 == 15 && i + 1 < nd)
-			sb_puts(o, "\"\n\t\t\"");
+	for (int z = 0; z < 2; z++) {   /* the wrapper, then its _z twin for the first K step of an overwrite */
+		if (z)
+			sb_printf(o, "/* The same for scale_d = 0 (pass 0): d is written only (\"=f\"), so its old value is not an input. */\n");
+		else
+			sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, n, ab,
+			          areg ? "in registers" : tnspa ? "M-major in shared memory" : "K-major in shared memory",
+			          tnspb ? "N-major in shared memory" : "K-major in shared memory");
+		if (areg)
+			sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s%s(float *d, u32 a0, u32 a1, u32 a2, u32 a3, u64 db, int scale_d)\n{\n", n, ab, suffix,
+			          z ? "_z" : "");
+		else
+			sb_printf(o, "__device__ __forceinline__ void wgmma_m64n%dk16_%s%s%s(float *d, u64 da, u64 db, int scale_d)\n{\n", n, ab, suffix, z ? "_z" : "");
+		sb_puts(o, "\tasm volatile(\n");
+		sb_printf(o, "\t\t\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", isc);
+		sb_printf(o, "\t\t\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n\t\t\"{", n, ab, ab);
+		for (int i = 0; i < nd; i++) {
+			sb_printf(o, "%s%%%d", i ? ", " : "", i);
+			if (i % 16 == 15 && i + 1 < nd)
+				sb_puts(o, "\"\n\t\t\"");
+		}
+		if (areg)
+			sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, tnspb ? 1 : 0);
+		else
+			sb_printf(o, "}, %%%d, %%%d, p, 1, 1, %d, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspa ? 1 : 0, tnspb ? 1 : 0);
+		for (int i = 0; i < nd; i++) {
+			sb_printf(o, "%s\"%sf\"(d[%d])", i ? ", " : "", z ? "=" : "+", i);
+			if (i % 8 == 7 && i + 1 < nd)
+				sb_puts(o, "\n\t\t  ");
+		}
+		if (areg)
+			sb_puts(o, "\n\t\t: \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(db), \"r\"(scale_d));\n}\n");
+		else
+			sb_puts(o, "\n\t\t: \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n");
 	}
-	if (areg)
-		sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, tnspb ? 1 : 0);
-	else
-		sb_printf(o, "}, %%%d, %%%d, p, 1, 1, %d, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspa ? 1 : 0, tnspb ? 1 : 0);
-	for (int i = 0; i < nd; i++) {
-		sb_printf(o, "%s\"+f\"(d[%d])", i ? ", " : "", i);
-		if (i % 8 == 7 && i + 1 < nd)
-			sb_puts(o, "\n\t\t  ");
-	}
-	if (areg)
-		sb_puts(o, "\n\t\t: \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(db), \"r\"(scale_d));\n}\n#endif\n");
-	else
-		sb_puts(o, "\n\t\t: \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n#endif\n");
+	sb_puts(o, "#endif\n");
 }
 
 static void emit_debug_helper(StrBuf *o)

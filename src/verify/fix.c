@@ -20,8 +20,9 @@
  *                    the ring, and when that read is a wgmma, after the
  *                    `wgmma_wait 0` that retires it (releasing a stage
  *                    while wgmma still reads it would be CK-RACE-003), and
- *                    after any `fence` that directly follows (a fence there
- *                    orders this iteration's stores before the release). When
+ *                    after any `fence` that directly follows, or that follows
+ *                    a run of stores and assignments after the read (a fence
+ *                    there orders this iteration's stores before the release). When
  *                    the role's arrive weight differs from the declared
  *                    `arrivals`, the same fix also declares the weight.
  *                    No fix when any of this is ambiguous: no single
@@ -165,7 +166,14 @@ DiagFix *v_fix_arrive(Sched *v, Diag *d, int b)
 		if (after < 0)
 			return NULL;
 	}
-	/* a fence right after the last use belongs before the release too */
+	/* a fence right after the last use belongs before the release too, and so does one that
+	 * follows a run of stores and assignments after it (the stores it orders were written
+	 * before the release; `load t <- ring; store buf <- t; fence proxy_async`) */
+	int k = after + 1;
+	while (k < L->nbody && (L->body[k]->kind == S_STORE || L->body[k]->kind == S_ASSIGN))
+		k++;
+	if (k > after + 1 && k < L->nbody && L->body[k]->kind == S_FENCE)
+		after = k;
 	while (after + 1 < L->nbody && L->body[after + 1]->kind == S_FENCE)
 		after++;
 	const Stmt *s = L->body[after];

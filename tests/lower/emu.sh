@@ -178,6 +178,39 @@ chunk 2 256 2 22
 chunk 1 128 3 24
 # ... and it must be able to fail: the state no longer decays between chunks
 MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_]);/' chunk 1 192 1 25 1
+# the same bound to the kda family's interface (tests/corpus/good/kda_prefill_chunk_lb.cake:
+# Q ... Beta, V-first states S^T split by rows, the lower-bound gate), checked by kda_emu with
+# the family's names; lambda = -1 keeps every exponent of the chunk's factors within f32
+# (64 |lambda| < 88), -2.5 holds for the seeded gates; the decay S^T Diag(e^G_C) goes through
+# the cols() relayout of a split column vector, which the mutation drops
+chunk_lb() {
+	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
+	f=tests/corpus/good/kda_prefill_chunk_lb.cake
+	d=$TMP/chunk_lb.$seed
+	mkdir -p "$d"
+	label="kda_prefill_chunk_lb B=$B T=$T H=$H lb=$lb"
+	if ! "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" || ! "$CAKE" build "$f" --emit=plan -o "$d/plan" 2>>"$d/err"; then
+		bad "$label: cake build failed"; grep error "$d/err" | head -5; return
+	fi
+	[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/k.cu"
+	if ! python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" --plan "$d/plan" 2>"$d/err" ||
+	   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>"$d/err"; then
+		bad "$label: the emulator driver does not build"; sed 's/^/    /' "$d/err" | head -10; return
+	fi
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
+	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" lower_bound="$lb" >"$d/run" 2>&1; then
+		bad "$label: the emulated kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
+	rc=$?
+	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
+	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
+	rm -rf "$d"
+}
+chunk_lb 1 192 2 -1 26
+chunk_lb 2 256 2 -2.5 27
+MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);/' chunk_lb 1 192 1 -1 28 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

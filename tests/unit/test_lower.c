@@ -701,7 +701,8 @@ static void test_kmeans_assign(void **state)
 		"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
 		"mbar_arrive_expect_tx(bar_xfull, 32768u);",
 		"mbar_wait(bar_xfull, xfull_phase);",
-		"kk_ > 0 ? 1 : 0",                               /* s = x0 @ c0^T overwrites */
+		"if (kk_ == 0)   /* overwrite: d is not read */",   /* s = x0 @ c0^T overwrites (in a loop: the _z twin first) */
+		"wgmma_m64n128k16_bf16_z(",
 		"s[a_] = (cn[2 * j_ + e_] - (2.0f * s[a_]));",   /* cols() broadcast */
 		"__shfl_xor_sync(0xffffffffu, v_, o_)",
 		"if (w_ < v_ || (w_ == v_ && iw_ < ix_))",        /* lowest index on ties */
@@ -1319,14 +1320,30 @@ static void test_acc_primitives(void **state)
 	char *c4 = text_with(c3, "    store O[b, :, :] <- g\n", "    store O[b, :, :] <- g\n    l2 = trisolve(s, s)\n");
 	expect_refused(c4, "CK-LOW-002");
 	free(c1), free(c2), free(c3), free(c4);
-	/* a column vector broadcast over a split-n tile and an unsplit one has no one layout */
+	/* a column vector broadcast over a split-n tile and over an unsplit one: it keeps the
+	 * split-n layout and the second broadcast is a relayout through shared memory */
 	char *m1 = text_with(ACCP, "  frag gc: f32[128] in work\n", "  frag gc: f32[128] in work\n  frag u: f32[64, 128] in work\n");
 	char *m2 = text_with(m1, "    store O[b, :, :] <- g\n", "    u = cols(v) + 0.0\n    store O[b, :, :] <- g\n");
 	fx_open(&f, m2);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu2 = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu2, false));
+	static const char *must2[] = {
+		"/* cols(): the column vector's values at the columns this thread holds */",
+		"rv",
+	};
+	expect_all(sb_str(&cu2), must2, NELEM(must2));
+	expect_compiles(sb_str(&cu2), "accp");
+	sb_free(&cu2);
+	fx_close(&f);
+	/* ... but a vector that colsum produces from both kinds of tile has no one layout */
+	char *m3 = text_with(m1, "    store O[b, :, :] <- g\n", "    u = cols(v) + 0.0\n    gc = colsum(u)\n    store O[b, :, :] <- g\n");
+	fx_open(&f, m3);
 	assert_null(derive_plan(&f.c, f.k));
 	assert_true(has_rule(&f.dl, "CK-LOW-009"));
 	fx_close(&f);
-	free(m1), free(m2);
+	free(m1), free(m2), free(m3);
 }
 
 /* wgmma operands in column panels (rows of two 128B swizzle spans), a transposed A, an

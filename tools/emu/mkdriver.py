@@ -28,8 +28,9 @@ be given as a third positional argument (KERNEL.cu OUT.cpp PLAN.txt), the same a
 The dynamic shared memory (`cake_smem`) is the emulator's CTA-wide array emu_smem, so the
 generated pointer arithmetic on it and the u32 addresses of ld/st_shared_u32 and of the TMA
 and wgmma descriptors (smem_u32() is 0) agree. A kernel that calls wgmma gets one wrapper per
-variant it calls, wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb] (A in registers, M-major A,
-N-major B), over the emulator's model emu_wgmma().
+variant it calls, wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_z] (A in registers, M-major A,
+N-major B; _z, the write-only twin, is called with scale_d = 0), over the emulator's model
+emu_wgmma().
 """
 import re
 import sys
@@ -123,7 +124,8 @@ name, params = sig.group(1), [p.strip() for p in sig.group(2).split(',') if p.st
 # generated pointer arithmetic and the u32 addresses of ld/st_shared_u32 agree)
 kern = kern.replace('extern __shared__ __align__(1024) unsigned char cake_smem[];', 'unsigned char *const cake_smem = emu_smem;')
 # the wgmma wrappers the kernel calls, over the emulator's model (simt_emu.h, emu_wgmma):
-# wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb] (registers A, M-major A, N-major B)
+# wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_z] (registers A, M-major A, N-major B; the _z
+# twin is passed scale_d = 0, which the model honours like the GPU)
 wraps = []
 for wn, wt, suf in sorted(set(re.findall(r'\bwgmma_m64n(\d+)k16_(bf16|f16)(\w*?)\(', kern))):
     f16 = 'true' if wt == 'f16' else 'false'

@@ -376,6 +376,7 @@ static inline unsigned char *emu_sptr(u32 a, u32 n)
 	return emu_smem + a;
 }
 static inline u32 smem_u32(const void *) { return 0; }
+static inline u32 lane_id(void) { return threadIdx.x % 32u; }
 static inline u32 ld_shared_u32(u32 a) { u32 v; memcpy(&v, emu_sptr(a, 4), 4); return v; }
 static inline void st_shared_u32(u32 a, u32 v) { memcpy(emu_sptr(a, 4), &v, 4); }
 template <typename T> static inline T emu_shared_add(u32 a, T v)
