@@ -20,7 +20,9 @@
  *   derive  u->plans: the Plan of every selected kernel (the runner's ABI)
  *   lower   u->cuda: one CUDA C++ translation unit for the selected kernels
  *   jit     u->jit: the sm_90a cubin through NVRTC, with ptxas' report; a
- *           kernel that spills is a CK-LOW-014 error unless allowed
+ *           kernel that spills is a CK-LOW-014 error unless allowed, and one
+ *           whose static (lowering scratch) plus dynamic shared memory is over
+ *           the block limit a CK-LOW-015 error (the launch would refuse it)
  *
  * The JIT stage is also exported alone (cake_jit): NVRTC must not run in a
  * process before it forks a CUDA child (the child's cuInit then fails), so
@@ -145,7 +147,10 @@ static bool st_jit(CakeUnit *u, const CakeOptions *o)
 		snprintf(u->error, sizeof u->error, "NVRTC rejected the code generated for '%s' (a Cake lowering bug): %s", tu, err);
 		return false;
 	}
-	return o->allow_spills || cake_spill_findings(u, u->diags, u->jit.kern, u->jit.nkern) == 0;
+	int bad = cake_smem_findings(u, u->diags, u->jit.kern, u->jit.nkern);
+	if (!o->allow_spills)
+		bad += cake_spill_findings(u, u->diags, u->jit.kern, u->jit.nkern);
+	return bad == 0;
 }
 
 char *cake_kernel_text(const CakeUnit *u, int k)
@@ -179,6 +184,29 @@ int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, in
 			snprintf(u->error, sizeof u->error, "CK-LOW-014: %s", d->msg);
 	}
 	return spilled;
+}
+
+int cake_smem_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n)
+{
+	int over = 0;
+	for (int i = 0; i < n; i++) {
+		const JitKernelInfo *ki = &kern[i];
+		int k = cake_kernel_index(u, ki->name);
+		if (k < 0 || !u->plans || !u->plans[k])
+			continue;
+		const TargetInfo *ti = target_info(u->plans[k]->target);
+		long long dyn = u->plans[k]->smem_bytes, tot = dyn + ki->smem_static;
+		if (!ti || tot <= ti->smem_per_block)
+			continue;
+		Diag *d = diag_add(dl, "CK-LOW-015", SEV_ERROR, u->kernels[k]->name_span,
+		                   "kernel '%s' needs %lld bytes of shared memory per block on %s: %lld dynamic (its buffers and "
+		                   "barriers) and %d static (the lowering's reduction and solve scratch), over the %lld a block can have",
+		                   ki->name, tot, ti->name, dyn, ki->smem_static, ti->smem_per_block);
+		diag_set(&d->hint, "drop a ring stage or shrink a buffer by at least %lld bytes", tot - ti->smem_per_block);
+		if (!over++)
+			snprintf(u->error, sizeof u->error, "CK-LOW-015: %s", d->msg);
+	}
+	return over;
 }
 
 /* ---- dumps ---- */

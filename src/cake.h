@@ -103,6 +103,9 @@ int cake_compile_text(CakeUnit *u, SourceSet *srcs, DiagList *dl, const char *na
  * ran in another process (the isolated runner's child) calls it on the report
  * that came back, so the findings are not lost with the child. */
 int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n);
+/* CK-LOW-015 findings for kernels whose static plus dynamic shared memory is over the target's
+ * per-block limit (ptxas's report and the plan); returns their number. */
+int cake_smem_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n);
 /* The canonical text of kernel k of u's program printed alone (no other
  * kernel, no comments), malloc'd: what `cake evolve` seeds and records, so
  * its hash is the kernel's candidate id in a store. */
