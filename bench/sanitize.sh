@@ -40,7 +40,7 @@ case_() {   # case_ NAME CAKE-ARGS...
 K=kernels/kda
 case_ gemm_seed_naive run kernels/gemm/seed_naive.cake M=256 N=256 K=128 --timeout 120
 case_ kmeans_seed_naive run kernels/kmeans/seed_naive.cake B=2 N=1024 K=512 --timeout 120
-case_ kmeans_fit kmeans --shape B=2,N=3000,D=128,K=100 --iters 2
+case_ kmeans_fit kmeans --shape B=2,N=4096,D=128,K=1024 --iters 2
 case_ kmeans_segsum_split run kernels/kmeans/update_sorted.cake --kernel kmeans_segsum_split B=1 N=65536 K=100 --timeout 120
 case_ kmeans_segsum_split_d64_f16 run kernels/kmeans/update_sorted.cake --kernel kmeans_segsum_split_d64_f16 B=2 N=8192 K=300 --timeout 120
 case_ kda_decode kda --mode decode --shape B=2,H=2,T=1 --iters 1 --no-graph --kernel $K/kda_decode.cake:kda_decode
