@@ -37,7 +37,10 @@ static int lib_user_domain(const void *lx, const long long *v, const char **fail
 /* ---- family descriptors ---- */
 
 static const char *const gemm_vars[] = {"M", "N", "K"};
-static const char *const gemm_dims[] = {"M", "N", "K", "S"};   /* S: the split-K slices (gemm_splits) */
+#define X(d) #d,
+static const char *const gemm_dims[] = {GEMM_DIMS(X)};   /* the fd[] order of the dispatcher */
+static const char *const km_dims[] = {KM_DIMS(X)};
+#undef X
 static const char *const gemm_kernel_names[] = {
 #define X(name, file) #name,
 	GEMM_KERNELS(X)
@@ -49,7 +52,6 @@ static const char *const gemm_kernel_files[] = {
 #undef X
 };
 static const char *const km_vars[] = {"B", "N", "D", "K", "F16"};
-static const char *const km_dims[] = {"B", "N", "K"};
 static const char *const km_kernel_names[] = {
 #define X(name, file) #name,
 	KM_KERNELS(X)
@@ -62,10 +64,10 @@ static const char *const km_kernel_files[] = {
 };
 
 static const LibFamily families[] = {
-	{"gemm", "C = A·Bᵀ, bf16, A [M, K], B [N, K], C [M, N] (f32 accumulation)", gemm_vars, 3, gemm_dims, 4,
+	{"gemm", "C = A·Bᵀ, bf16, A [M, K], B [N, K], C [M, N] (f32 accumulation)", gemm_vars, 3, gemm_dims, (int)NELEM(gemm_dims),
 	 gemm_kernel_names, gemm_kernel_files, GEMM_NKERNELS, "cake_gemm.h", "gemm_dispatch.inc", "gemm_api.inc",
 	 "M=..,N=..,K=.."},
-	{"kmeans", "batched Euclidean k-means (Lloyd), X [B, N, D] bf16/f16, D 64 or 128", km_vars, 5, km_dims, 3,
+	{"kmeans", "batched Euclidean k-means (Lloyd), X [B, N, D] bf16/f16, D 64 or 128", km_vars, 5, km_dims, (int)NELEM(km_dims),
 	 km_kernel_names, km_kernel_files, KM_NKERNELS, "cake_kmeans.h", "kmeans_dispatch.inc", "kmeans_api.inc",
 	 "B=..,N=..,D=..,K=..[,dtype=bf16|f16][,update=sorted|atomic]"},
 };
