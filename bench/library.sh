@@ -11,7 +11,7 @@
 #   OUT=$OUT bash bench/library.sh [check] [gemm] [kmeans]     (default: all three)
 #   env: CAKE (bin/cake), PKG (a package folder already generated: skip `cake library`),
 #        WHEELS (.whl: Flash-KMeans' wheel), SITE (/tmp/site), OUT (/tmp/cake-library),
-#        ITERS (10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES,
+#        ITERS (10), TOL (0.0), REPS (5), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES,
 #        SANITIZE (1: also run the C smoke test under compute-sanitizer memcheck)
 # First, without torch, bench/library_smoke.c runs every route on small shapes against CPU
 # references (C, linked against the libraries): $OUT/smoke.log.

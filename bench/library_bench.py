@@ -16,7 +16,9 @@ gemm    >= 40 LLM-layer shapes (M 256..16384; N, K from real projections), cake_
         torch.matmul (cuBLAS), both called from Python the same way: REPS rounds of CALLS
         back-to-back calls between two CUDA events (so the per-call time includes every host
         cost: Python, ctypes, the dispatcher, tensor-map encoding, the launch), operands rotated
-        over copies to keep L2 from serving them; the median round per call. Prints each shape,
+        over copies to keep L2 from serving them; the median round per call. The dispatcher,
+        cuBLAS and every forced route are timed round by round in a rotating order (clock and
+        power drift falls on all of them alike, not on whichever runs last). Prints each shape,
         then the geomean, the min and the five worst ratios (cuBLAS time / cake time).
 kmeans  fit end to end (cake_kernels.kmeans.fit vs flash_kmeans.batch_kmeans_Euclid, same points,
         same initial centroids, same max_iters, tol) on the ANCHORS shapes and K in
@@ -24,7 +26,7 @@ kmeans  fit end to end (cake_kernels.kmeans.fit vs flash_kmeans.batch_kmeans_Euc
         sides), median of REPS after a warm-up call (Triton compiles on its first call).
 The GEMM part also times every direct route a shape admits, forced (ROUTES=0 skips it), and
 reports how often the dispatcher's choice was the fastest.
-Environment: ITERS (k-means iterations, 10), TOL (0.0), REPS (3), CALLS (10), DTYPES (bf16),
+Environment: ITERS (k-means iterations, 10), TOL (0.0), REPS (5), CALLS (10), DTYPES (bf16),
 GEMM_SHAPES / KM_SHAPES to override the lists ("M,N,K ..." / "B,N,D,K ...").
 Every result is a JSON line in OUT_DIR/{check,gemm,kmeans}.jsonl; the tables go to stdout.
 """
@@ -43,7 +45,7 @@ OUT = sys.argv[1]
 PARTS = set(sys.argv[2:]) or {"check", "gemm", "kmeans"}
 ITERS = int(os.environ.get("ITERS", 10))
 TOL = float(os.environ.get("TOL", 0.0))
-REPS = int(os.environ.get("REPS", 3))
+REPS = int(os.environ.get("REPS", 5))
 CALLS = int(os.environ.get("CALLS", 10))
 DTYPES = os.environ.get("DTYPES", "bf16").split(",")
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -193,20 +195,37 @@ def llm_shapes():
 
 def time_calls(fn, copies):
     """Median over REPS rounds of CALLS back-to-back calls (rotating operand copies), µs per call."""
-    for i in range(3):
-        fn(*copies[i % len(copies)])
+    return time_interleaved({"x": fn}, copies)["x"]
+
+
+def time_interleaved(fns, copies):
+    """Every contender of `fns` (name -> fn) timed round by round: in each of REPS rounds each
+    one runs CALLS back-to-back calls (rotating operand copies) between two CUDA events, in an
+    order that rotates from round to round, so clock and power drift over the shape's
+    measurement falls on all of them alike instead of on whichever runs last. Median round per
+    call, µs."""
+    names = list(fns)
+    for n in names:
+        for i in range(3):
+            fns[n](*copies[i % len(copies)])
     torch.cuda.synchronize()
-    rounds = []
-    for _ in range(REPS):
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        for i in range(CALLS):
-            fn(*copies[i % len(copies)])
-        e1.record()
-        e1.synchronize()
-        rounds.append(e0.elapsed_time(e1) * 1e3 / CALLS)
-    rounds.sort()
-    return rounds[len(rounds) // 2]
+    rounds = {n: [] for n in names}
+    for rep in range(REPS):
+        order = names[rep % len(names):] + names[:rep % len(names)]
+        for n in order:
+            fn = fns[n]
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for i in range(CALLS):
+                fn(*copies[i % len(copies)])
+            e1.record()
+            e1.synchronize()
+            rounds[n].append(e0.elapsed_time(e1) * 1e3 / CALLS)
+    out = {}
+    for n in names:
+        r = sorted(rounds[n])
+        out[n] = r[len(r) // 2]
+    return out
 
 
 def bench_gemm():
@@ -220,9 +239,8 @@ def bench_gemm():
         for i in range(ncopy):
             a, b = rand((M, K), torch.bfloat16, i * 2 + 1), rand((N, K), torch.bfloat16, i * 2 + 2)
             copies.append((a, b, torch.empty(M, N, dtype=torch.bfloat16, device=dev)))
-        t_c = time_calls(lambda a, b, c: cake_kernels.gemm(a, b, out=c), copies)
-        t_b = time_calls(lambda a, b, c: torch.matmul(a, b.t(), out=c), copies)
-        alt = {}
+        fns = {"cake": lambda a, b, c: cake_kernels.gemm(a, b, out=c),
+               "cublas": lambda a, b, c: torch.matmul(a, b.t(), out=c)}
         if os.environ.get("ROUTES", "1") == "1":   # every direct route the shape admits, forced
             for rname in cake_kernels.gemm.ROUTES[:-1]:
                 try:
@@ -232,7 +250,10 @@ def bench_gemm():
                 except cake_kernels.CakeError as e:   # a forced route that fails: reported, not timed
                     print(f"gemm {M}x{N}x{K} forced {rname}: FAILED: {e}")
                     continue
-                alt[rname] = time_calls(lambda a, b, c, rn=rname: cake_kernels.gemm(a, b, out=c, route=rn), copies)
+                fns["route:" + rname] = lambda a, b, c, rn=rname: cake_kernels.gemm(a, b, out=c, route=rn)
+        ts = time_interleaved(fns, copies)   # the dispatcher, cuBLAS and the forced routes, round by round
+        t_c, t_b = ts["cake"], ts["cublas"]
+        alt = {n[6:]: t for n, t in ts.items() if n.startswith("route:")}
         a, b, c = copies[0]
         cake_kernels.gemm(a, b, out=c)
         ref = torch.matmul(a, b.t())

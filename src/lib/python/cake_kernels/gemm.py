@@ -43,6 +43,7 @@ def _fast_path(a, b, out, r):
         f["stream"] = raw if raw is not None else (lambda i: torch.cuda.current_stream(i).cuda_stream)
         f["lib"] = nat.lib("gemm")
         f["ws"] = {}
+        f["ws_buf"] = {}
     bf = f["bf16"]
     if a.dtype is not bf or b.dtype is not bf or not a.is_cuda or b.dim() != 2 or not a.is_contiguous() or \
             not b.is_contiguous():
@@ -67,15 +68,27 @@ def _fast_path(a, b, out, r):
     ws_bytes = f["ws"].get(key)
     if ws_bytes is None:
         ws_bytes = f["ws"][key] = so.cake_gemm_workspace_size(M, N, K, r)
-    wp, ws = None, None
+    stream = f["stream"](a.device.index)
+    wp = None
     if ws_bytes:
-        ws = f["empty"]((ws_bytes + 256,), dtype=torch_uint8(), device=a.device)
-        wp = ws.data_ptr()
-        wp += (-wp) % 256
-    rc = so.cake_gemm_bf16_ex(pa, pb, out.data_ptr(), M, N, K, r, wp, ws_bytes, f["stream"](a.device.index))
+        wp = _workspace(f, a.device, stream, ws_bytes)
+    rc = so.cake_gemm_bf16_ex(pa, pb, out.data_ptr(), M, N, K, r, wp, ws_bytes, stream)
     if rc:
         nat.check("gemm", rc)
     return out
+
+
+def _workspace(f, device, stream, nbytes):
+    """A 256-byte aligned device workspace of at least nbytes for calls on `stream`, kept from one
+    call to the next (one per device and stream, grown when a larger one is needed). Reusing it
+    is safe because the calls that use it are ordered on that stream; a tensor allocated per call
+    would cost the caching allocator's Python path on every split-K call."""
+    key = (device.index, stream)
+    ws = f["ws_buf"].get(key)
+    if ws is None or ws.numel() < nbytes + 256:
+        ws = f["ws_buf"][key] = f["empty"]((nbytes + 256,), dtype=torch_uint8(), device=device)
+    wp = ws.data_ptr()
+    return wp + (-wp) % 256
 
 
 def torch_uint8():
