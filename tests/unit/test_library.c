@@ -143,10 +143,11 @@ static void test_gemm_grid(void **state)
 				check_guards(&vd, what);
 				hits[vd.route[0]]++;
 				/* one kernel, or for split-K (directly or under padded) the slices and their sum */
-				bool split = vd.nlaunch == 2 && vd.launch_dims[0][3] >= 2 && vd.launch_dims[1][3] == vd.launch_dims[0][3];
+				/* (the S dim is bound for every kernel; the dispatcher splits from S = 4) */
+				bool split = vd.nlaunch == 2 && vd.launch_dims[0][3] >= 4 && vd.launch_dims[1][3] == vd.launch_dims[0][3];
 				if (vd.nlaunch != 1 && !split)
 					fail_msg("%s: %d launches (the padded shape has no direct route?)", what, vd.nlaunch);
-				if (split != (vd.route[0] == 3 || (vd.route[0] == 4 && vd.launch_dims[0][3] >= 2)))
+				if (split != (vd.route[0] == 3 || (vd.route[0] == 4 && vd.launch_dims[0][3] >= 4)))
 					fail_msg("%s: the split-K kernels launched by route %d", what, vd.route[0]);
 				const long long *d = vd.launch_dims[0];
 				if (vd.route[0] == 4) {   /* padded: the least tile multiples covering the shape */
