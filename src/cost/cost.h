@@ -214,6 +214,26 @@ typedef struct CostSuggestion {
 	double save_us;             /* what it would save if it worked, roughly */
 } CostSuggestion;
 
+/* The bottleneck classes, in this order (cost_class_names). */
+typedef enum CostClass {
+	COST_TENSOR, COST_MEMORY, COST_LATENCY, COST_SYNC, COST_OCCUPANCY, COST_LAUNCH, COST_NCLASS
+} CostClass;
+extern const char *const cost_class_names[COST_NCLASS];
+/* A unit (tensor, memory) names the bottleneck only when it sets at least
+ * this share of the time (docs/COST.md, "Bottleneck"). */
+#define COST_DOMINANT 0.6
+/* How cost_classify decided (cost_rule_names): the launch overhead is the
+ * largest share; a unit sets a dominant share; the memory system is busy a
+ * dominant share of the time under the terms that set it; no unit is
+ * dominant and the largest of the rest (latency, sync, occupancy) names it. */
+typedef enum CostRule { COST_RULE_LAUNCH, COST_RULE_UNIT, COST_RULE_MEMORY_BUSY, COST_RULE_REST } CostRule;
+extern const char *const cost_rule_names[4];
+/* The classification rule, on the time attributed to each class (share, us,
+ * the launch included) and the memory system's busy share of the kernel's
+ * time (the memory floor over the time less the launch, 0..1). Pure: the
+ * tests call it on synthetic shares. */
+CostClass cost_classify(const double share[COST_NCLASS], double mem_busy, CostRule *rule);
+
 typedef struct CostPrediction {
 	double us;                  /* the predicted time of one timed launch */
 	/* parts, microseconds (not additive: see docs/COST.md) */
@@ -234,6 +254,9 @@ typedef struct CostPrediction {
 	double wave_efficiency;     /* busy slots over launched slots, 0..1 */
 	double tflops;              /* the caller's FLOPs over the time, TFLOP/s (0 unknown) */
 	const char *bottleneck;     /* memory, tensor, latency, sync, occupancy, launch */
+	double share[COST_NCLASS];  /* the time attributed to each class, us (the bottleneck's input) */
+	double mem_busy;            /* memory floor over body_us, 0..1 */
+	CostRule rule;              /* how the class was decided */
 	char why[320];              /* one line */
 	CostSuggestion sugg[2];
 	int nsugg;

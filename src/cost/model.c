@@ -53,6 +53,20 @@
  * vector = ops / (R_vec * SMs), memory = max(hbm, l2) + mem_serial * min(hbm, l2).
  * body = max(body_sm, floors);
  * time = launch_us + body.
+ *
+ * Bottleneck: the time is attributed to the class of the term that sets
+ * each part (a floor above the busiest SM; the throughput bound; on the
+ * critical path the loop's max term, fill and CTA start-up as latency, the
+ * epilogue as sync), the tail as occupancy, the launch as launch; where
+ * wgmma and vector work overlap, the time both are busy counts half to
+ * tensor and half to sync (each term's Shapley value in max(a, b) +
+ * (1 - ov) min(a, b)). cost_classify names a unit (tensor, memory) only
+ * when its terms fill COST_DOMINANT (60 %) of the time less the launch, or
+ * the memory system when its floor keeps it busy that share of the time
+ * under terms it does not set; otherwise the largest of latency, sync,
+ * occupancy and launch: no unit is near its ceiling, the time goes to
+ * waiting. This is what a profile sees (bench/ncu_bottleneck.sh: a unit
+ * class needs a unit near its peak, else latency).
  */
 #include "cost.h"
 
@@ -143,6 +157,46 @@ static void suggest(CostPrediction *p, double save, const char *fmt, ...)
 		p->sugg[0] = p->sugg[1];
 		p->sugg[1] = t;
 	}
+}
+
+const char *const cost_class_names[COST_NCLASS] = {"tensor", "memory", "latency", "sync", "occupancy", "launch"};
+const char *const cost_rule_names[4] = {"launch", "unit", "memory-busy", "rest"};
+
+/* The class from the time attributed to each class. A unit (the tensor
+ * cores, the memory system) is the bottleneck only when the terms it sets
+ * fill a dominant share (COST_DOMINANT) of the kernel's time, the launch
+ * left out; or, for the memory system, when it is busy that share of the
+ * time under terms it does not set (a producer's or another CTA's loads run
+ * under the compute, so the attribution credits them nothing). Otherwise no
+ * unit is near its ceiling and the time goes to what fills the rest: exposed
+ * latency, sync (waits, vector work), an idle tail or the launch, the
+ * largest of them. The launch names it when it is the largest share of all. */
+CostClass cost_classify(const double share[COST_NCLASS], double mem_busy, CostRule *rule)
+{
+	CostRule r = COST_RULE_REST;
+	CostClass best = COST_TENSOR, out;
+	double work = 0;
+	for (int i = 0; i < COST_NCLASS; i++) {
+		if (share[i] > share[best])
+			best = (CostClass)i;
+		if (i != COST_LAUNCH)
+			work += share[i];
+	}
+	if (best == COST_LAUNCH || work <= 0) {
+		r = COST_RULE_LAUNCH, out = COST_LAUNCH;
+	} else if ((best == COST_TENSOR || best == COST_MEMORY) && share[best] >= COST_DOMINANT * work) {
+		r = COST_RULE_UNIT, out = best;
+	} else if (mem_busy >= COST_DOMINANT) {
+		r = COST_RULE_MEMORY_BUSY, out = COST_MEMORY;
+	} else {
+		out = COST_LATENCY;
+		for (int i = COST_SYNC; i <= COST_LAUNCH; i++)
+			if (share[i] > share[out])
+				out = (CostClass)i;
+	}
+	if (rule)
+		*rule = r;
+	return out;
 }
 
 static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, const CostModel *m, CostPrediction *p,
@@ -306,47 +360,53 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	if (!explain)
 		return;
 
-	/* the bottleneck: where the busiest SM's time goes, by the term that
-	 * sets each part (the loop's max, the fixed parts), or the floor that
-	 * exceeds it, plus the idle share of the last wave and the launch */
-	double share[6] = {0};   /* tensor, memory, latency, sync, occupancy, launch */
-	enum { B_TENSOR, B_MEMORY, B_LATENCY, B_SYNC, B_OCC, B_LAUNCH };
-	static const char *const bname[] = {"tensor", "memory", "latency", "sync", "occupancy", "launch"};
+	/* the bottleneck: the time attributed to the class of the term that
+	 * sets each part (the floor that exceeds the busiest SM, the throughput
+	 * bound, or the critical path's loop term and fixed parts), plus the
+	 * idle share of the last wave and the launch; cost_classify decides */
+	double *share = p->share;
 	double floor_max = fmax(fmax(p->tensor_us, p->vector_us), p->memory_us);
 	if (floor_max >= body_sm) {
-		share[p->memory_us >= p->tensor_us && p->memory_us >= p->vector_us ? B_MEMORY
-		      : p->tensor_us >= p->vector_us ? B_TENSOR : B_SYNC] += body;
+		share[p->memory_us >= p->tensor_us && p->memory_us >= p->vector_us ? COST_MEMORY
+		      : p->tensor_us >= p->vector_us ? COST_TENSOR : COST_SYNC] += body;
 	} else if (!c->persistent && p->thru_us > p->chain_us) {
 		double cm = c->tile.mma_flops / R_mma, cv = vops(&c->tile, sc) / R_vec,
-		       cb = c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at;
-		share[cb >= compute_time(cm, cv, ov) ? B_MEMORY : cm >= cv ? B_TENSOR : B_SYNC] += body;
+		       cb = c->tile.bytes / R_l2 + c->tile.atomic_bytes / R_at, cc = compute_time(cm, cv, ov);
+		if (cb >= cc) {
+			share[COST_MEMORY] += body;
+		} else {
+			/* wgmma and vector work, overlapped: the time both units are
+			 * busy is split evenly (each term's Shapley value) */
+			double o = ov * fmin(cm, cv);
+			share[COST_TENSOR] += body * (cm - o / 2) / cc;
+			share[COST_SYNC] += body * (cv - o / 2) / cc;
+		}
 	} else {
 		double n_it = chain_tiles * c->iters;
 		if (c->has_loop) {
 			double base = fmax(p->core_us, p->feed_us);
 			if (p->arrive_us > base) {
-				share[B_LATENCY] += n_it * it;   /* the stages set the pace */
+				share[COST_LATENCY] += n_it * it;   /* the stages set the pace */
 			} else if (p->feed_us >= p->core_us) {
-				share[B_MEMORY] += n_it * base;
+				share[COST_MEMORY] += n_it * base;
 			} else {
-				double mm = p->mma_it_us, vv = p->vec_it_us;
-				share[B_TENSOR] += n_it * (mm >= vv ? mm : (1 - ov) * mm);
-				share[B_SYNC] += n_it * ((vv > mm ? vv : (1 - ov) * vv) + sync_it);
+				/* as above: the overlapped part of wgmma and vector work
+				 * counts half to each; the waits are sync */
+				double mm = p->mma_it_us, vv = p->vec_it_us, o = ov * fmin(mm, vv);
+				share[COST_TENSOR] += n_it * (mm - o / 2);
+				share[COST_SYNC] += n_it * (vv - o / 2 + sync_it);
 			}
 		}
-		share[B_LATENCY] += p->fill_us + chain_tiles * cta + chain_tiles * c->serial.lat_steps * Lg;
-		share[B_SYNC] += p->epilogue_us + chain_tiles * (vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs +
-		                                                 c->serial.waits * wt);
-		share[B_MEMORY] += chain_tiles * (c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at);
-		share[B_TENSOR] += chain_tiles * c->serial.mma_flops / R_mma;
+		share[COST_LATENCY] += p->fill_us + chain_tiles * cta + chain_tiles * c->serial.lat_steps * Lg;
+		share[COST_SYNC] += p->epilogue_us + chain_tiles * (vops(&c->serial, sc) / R_vec + c->serial.vstmts * vs +
+		                                                    c->serial.waits * wt);
+		share[COST_MEMORY] += chain_tiles * (c->serial.bytes / R_l2 + c->serial.atomic_bytes / R_at);
+		share[COST_TENSOR] += chain_tiles * c->serial.mma_flops / R_mma;
 	}
-	share[B_OCC] += p->tail_us;
-	share[B_LAUNCH] += p->launch_us;
-	int bi = 0;
-	for (int i = 1; i < 6; i++)
-		if (share[i] > share[bi])
-			bi = i;
-	p->bottleneck = bname[bi];
+	share[COST_OCCUPANCY] += p->tail_us;
+	share[COST_LAUNCH] += p->launch_us;
+	p->mem_busy = body > 0 ? p->memory_us / body : 0;
+	p->bottleneck = cost_class_names[cost_classify(share, p->mem_busy, &p->rule)];
 	snprintf(p->why, sizeof p->why, "%s: tensor %.1f us, memory %.1f us (DRAM %.1f, L2 %.1f), fill %.1f, latency %.1f, "
 	         "sync %.1f, epilogue %.1f, tail %.1f, launch %.1f", p->bottleneck, p->tensor_us, p->memory_us, p->hbm_us,
 	         p->l2_us, p->fill_us, p->latency_us, p->sync_us, p->epilogue_us, p->tail_us, p->launch_us);
@@ -464,6 +524,24 @@ void cost_print_text(StrBuf *b, const CostPrediction *p, const CostCounts *c, co
 	if (p->tflops > 0)
 		sb_printf(b, ", %.0f TFLOP/s", p->tflops);
 	sb_printf(b, "\nbottleneck: %s\n", p->bottleneck);
+	double work = 0;
+	for (int i = 0; i < COST_LAUNCH; i++)
+		work += p->share[i];
+	sb_puts(b, "time by class (us):");
+	for (int i = 0; i < COST_NCLASS; i++)
+		sb_printf(b, " %s %.1f%s", cost_class_names[i], p->share[i], i + 1 < COST_NCLASS ? "," : "");
+	sb_printf(b, "; memory busy %.0f%%: ", 100 * p->mem_busy);
+	if (p->rule == COST_RULE_UNIT)
+		sb_printf(b, "%s sets %.0f%% of the time (>= %.0f%%)\n", p->bottleneck,
+		          work > 0 ? 100 * p->share[p->bottleneck == cost_class_names[COST_TENSOR] ? COST_TENSOR : COST_MEMORY] / work
+		                   : 0, 100 * COST_DOMINANT);
+	else if (p->rule == COST_RULE_MEMORY_BUSY)
+		sb_printf(b, "no unit sets %.0f%% of the time, the memory system is busy that long\n", 100 * COST_DOMINANT);
+	else if (p->rule == COST_RULE_LAUNCH)
+		sb_puts(b, "the launch is the largest share\n");
+	else
+		sb_printf(b, "no unit sets or keeps busy %.0f%% of the time; %s fills most of the rest\n", 100 * COST_DOMINANT,
+		          p->bottleneck);
 	sb_printf(b, "work: %.3g FLOP, %s of compulsory DRAM traffic (%s)", w->flops, fmt_bytes(x, sizeof x, w->bytes),
 	          w->source ? w->source : "?");
 	if (p->dram_bytes > 1.05 * w->bytes)
@@ -524,6 +602,12 @@ void cost_print_json(StrBuf *b, const CostPrediction *p, const CostCounts *c, co
 	jnum(b, "launch_us", p->launch_us);
 	jnum(b, "chain_us", p->chain_us);
 	jnum(b, "thru_us", p->thru_us);
+	sb_puts(b, "},\"classes\":{");
+	for (int i = 0; i < COST_NCLASS; i++)
+		sb_printf(b, "%s\"%s_us\":%.6g", i ? "," : "", cost_class_names[i], isfinite(p->share[i]) ? p->share[i] : 0);
+	jnum(b, "memory_busy", p->mem_busy);
+	sb_puts(b, ",\"rule\":");
+	sb_json_str(b, cost_rule_names[p->rule]);
 	sb_puts(b, "},\"work\":{");
 	sb_printf(b, "\"flops\":%.15g,\"bytes\":%.15g", w->flops, w->bytes);
 	jnum(b, "dram_bytes", p->dram_bytes);

@@ -9,6 +9,12 @@
  *   - stages against latency: the exposed latency, the stages that would
  *     cover it, what shared memory allows, and the suggestion's numbers;
  *   - partial waves: 96 CTAs on 132 SMs, 200 CTAs in 1.52 waves;
+ *   - the bottleneck rule on synthetic shares (a unit only when it sets 60 %
+ *     of the time, the launch left out; the memory system when it is busy
+ *     that long under the compute; else the largest of the rest), and on
+ *     a synthetic loop: wgmma alone is tensor, wgmma with as much vector work
+ *     overlapped is sync (the overlap counts half to each), and the same
+ *     with a ring that keeps L2 70 % busy underneath is memory;
  *   - refusal of an uncalibrated (b200) and an unknown target;
  *   - the built-in models equal the newest committed data/cost/NAME-vN.json files (v2), and
  *     the v1 files still load, their missing v2 coefficients neutral;
@@ -310,6 +316,110 @@ static void test_partial_wave(void **state)
 	for (int i = 0; i < p.nsugg; i++)
 		found |= strstr(p.sugg[i].text, "1.52 waves, the last 52% full") != NULL;
 	assert_true(found);
+}
+
+static CostClass classify(double t, double m, double l, double s, double o, double la, double busy, CostRule want)
+{
+	double sh[COST_NCLASS] = {t, m, l, s, o, la};
+	CostRule r = (CostRule)-1;
+	CostClass k = cost_classify(sh, busy, &r);
+	assert_int_equal(r, want);
+	return k;
+}
+
+static void test_classify_rule(void **state)
+{
+	/* a unit that sets most of the time names it */
+	assert_int_equal(classify(70, 0, 10, 20, 0, 3, 0.2, COST_RULE_UNIT), COST_TENSOR);
+	assert_int_equal(classify(0, 61, 39, 0, 0, 3, 0.61, COST_RULE_UNIT), COST_MEMORY);
+	assert_int_equal(classify(60, 0, 0, 40, 0, 3, 0, COST_RULE_UNIT), COST_TENSOR);   /* 60 % is enough */
+	/* the launch is not in the kernel's time: 55 of 55 + 30 + 15 */
+	assert_int_equal(classify(55, 0, 0, 30, 0, 40, 0, COST_RULE_UNIT), COST_TENSOR);
+	/* the largest share, but not a dominant one: what fills the rest */
+	assert_int_equal(classify(50, 0, 10, 40, 0, 3, 0.3, COST_RULE_REST), COST_SYNC);
+	assert_int_equal(classify(45, 0, 35, 20, 0, 3, 0.3, COST_RULE_REST), COST_LATENCY);
+	assert_int_equal(classify(40, 0, 10, 15, 35, 3, 0.1, COST_RULE_REST), COST_OCCUPANCY);
+	assert_int_equal(classify(0, 59, 41, 0, 0, 3, 0.59, COST_RULE_REST), COST_LATENCY);
+	/* ... unless the memory system is busy most of the time underneath */
+	assert_int_equal(classify(55, 0, 0, 45, 0, 3, 0.8, COST_RULE_MEMORY_BUSY), COST_MEMORY);
+	assert_int_equal(classify(20, 0, 50, 30, 0, 3, 0.6, COST_RULE_MEMORY_BUSY), COST_MEMORY);
+	/* a dominant unit wins over a busy memory system */
+	assert_int_equal(classify(67, 0, 3, 27, 3, 3, 0.94, COST_RULE_UNIT), COST_TENSOR);
+	/* latency-like shares name themselves when they are the largest */
+	assert_int_equal(classify(20, 0, 50, 30, 0, 3, 0.1, COST_RULE_REST), COST_LATENCY);
+	/* the launch: the largest share of all, or nothing else */
+	assert_int_equal(classify(0.3, 0, 0.6, 0.5, 1.4, 3, 0.07, COST_RULE_LAUNCH), COST_LAUNCH);
+	assert_int_equal(classify(0, 0, 0, 0, 0, 0, 0, COST_RULE_LAUNCH), COST_LAUNCH);
+	/* the launch fills the rest when it is larger than any latency-like share */
+	assert_int_equal(classify(40, 0, 30, 10, 0, 35, 0.1, COST_RULE_REST), COST_LAUNCH);
+	assert_string_equal(cost_class_names[COST_OCCUPANCY], "occupancy");
+	assert_string_equal(cost_rule_names[COST_RULE_MEMORY_BUSY], "memory-busy");
+}
+
+/* One tile per SM, 100 iterations of 1 us of wgmma (4 consumer warpgroups)
+ * and `vec` us of vector work, fed by a 4-stage ring of `bytes` per stage. */
+static CostCounts overlap_counts(double vec, double bytes)
+{
+	CostCounts c = memory_counts();
+	c.tiles = 132;
+	c.extent[0] = 132;
+	c.serial = (CostSeg){0};
+	c.has_loop = true;
+	c.pipe = "ab";
+	c.loop_role = "dist";
+	c.consumer_wgs = 4;
+	c.stages = 4;
+	c.iters = 100;
+	c.it.bytes = bytes;
+	c.it.mma_flops = 1e-6 * 781e12 / 132;
+	c.it.vec_ops = vec * 128 * 1980;   /* 128 lanes x 1.98 GHz, eff_vec 1 */
+	c.hold = c.it;
+	c.stage_stride = (long long)bytes;
+	c.smem_other = 1024;
+	c.smem_bytes = 4 * (long long)bytes + 1024;
+	c.tile.bytes = c.it.bytes * c.iters;
+	c.tile.mma_flops = c.it.mma_flops * c.iters;
+	c.tile.vec_ops = c.it.vec_ops * c.iters;
+	c.mma_dt = DT_BF16;
+	return c;
+}
+
+static void test_classify_overlap(void **state)
+{
+	char err[256];
+	const GpuInfo *g = cost_target("h200", err, sizeof err);
+	CostModel m = plain(g);
+	m.c[CC_OVERLAP] = 0.5;
+	m.c[CC_OVERLAP_MAX] = 1;   /* 4 warpgroups hide 1 - 0.5^3 = 87.5 % */
+	CostWork w = {.flops = 1, .bytes = 1, .source = "test"};
+	CostPrediction p;
+	/* wgmma alone: the tensor cores set the time */
+	CostCounts c = overlap_counts(0, 4096);
+	cost_predict(&c, &w, g, &m, &p);
+	close_to(p.core_us, 1.0, 1e-9);
+	close_to(p.share[COST_TENSOR], 100, 1e-9);
+	assert_string_equal(p.bottleneck, "tensor");
+	assert_int_equal(p.rule, COST_RULE_UNIT);
+	/* as much vector work: 1 + 0.125 us per iteration, the 0.875 us both
+	 * units are busy counted half to each: 56.25 us tensor, 56.25 sync */
+	c = overlap_counts(1.0, 4096);
+	cost_predict(&c, &w, g, &m, &p);
+	close_to(p.core_us, 1.125, 1e-9);
+	close_to(p.share[COST_TENSOR], 56.25, 1e-9);
+	close_to(p.share[COST_SYNC], 56.25, 1e-9);
+	assert_string_equal(p.bottleneck, "sync");
+	assert_int_equal(p.rule, COST_RULE_REST);
+	assert_true(p.mem_busy < 0.1);
+	/* the same compute over a ring that moves 0.8 us of L2 traffic per
+	 * iteration: L2 is busy ~70 % of the time, though it sets none of it */
+	c = overlap_counts(1.0, 0.8e-6 * 11e12 / 132);
+	cost_predict(&c, &w, g, &m, &p);
+	close_to(p.feed_us, 0.8, 1e-9);
+	close_to(p.it_us, 1.125, 1e-9);
+	assert_true(p.share[COST_MEMORY] == 0);
+	assert_true(p.mem_busy > 0.65 && p.mem_busy < 0.75);
+	assert_string_equal(p.bottleneck, "memory");
+	assert_int_equal(p.rule, COST_RULE_MEMORY_BUSY);
 }
 
 static void test_refusal(void **state)
@@ -672,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_stages_latency),
 		cmocka_unit_test(test_partial_wave),
+		cmocka_unit_test(test_classify_rule),
+		cmocka_unit_test(test_classify_overlap),
 		cmocka_unit_test(test_refusal),
 		cmocka_unit_test(test_builtin_is_committed),
 		cmocka_unit_test(test_model_files),
