@@ -9,8 +9,14 @@
 #            compared with FLA's fused_recurrent_kda on the same inputs (bench/kda_fla.py);
 #   g4wg     the evolved 256x128 four-consumer persistent GEMM (bench/proto/s6/gemm_p4wg.cake,
 #            from data/measure/h200-calib3-*) against gemm_persistent at short and long K;
-#   kmeans   `cake kmeans` per-step times at the ANCHORS shapes (where a fit's time goes).
-# usage: OUT=DIR bash bench/screen_s6.sh [gemm] [decode] [g4wg] [kmeans]   (default: all)
+#   kmeans   `cake kmeans` per-step times at the ANCHORS shapes (where a fit's time goes);
+#   split    bench/library.sh gemm on the shapes of at most 66 128x128 tiles, where a forced
+#            split route runs with 2 or 3 slices (does a shallower split pay?);
+#   kprof    bench/kmeans_profile.py: every kernel of a fit, Cake's and Flash-KMeans', by GPU time;
+#   chunk    the chunked KDA prefill (tests/corpus/good/kda_prefill_chunk_lb.cake) checked and
+#            timed next to the per-token kda_prefill_lb, and under the three sanitizers.
+# usage: OUT=DIR bash bench/screen_s6.sh [gemm] [decode] [g4wg] [kmeans] [split] [kprof] [chunk]
+#        (default: the first four)
 set -u
 OUT=${OUT:-/tmp/cake-screen}
 mkdir -p "$OUT"
@@ -74,9 +80,45 @@ if has kmeans; then
 	done
 fi
 
+if has split; then
+	GEMM_SHAPES="256,3072,3072 256,4096,4096 256,4096,14336 256,768,3072 256,1024,4096 256,2048,8192" \
+		OUT=$OUT/split bash bench/library.sh gemm > "$OUT/split.log" 2>&1
+fi
+
+if has kprof; then
+	ls .whl/flash_kmeans-*.whl >/dev/null 2>&1 &&
+		python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/flash_kmeans-*.whl > /dev/null 2>&1
+	PYTHONPATH=$OUT/split/site-cake:$OUT/library/site-cake:/tmp/site${PYTHONPATH:+:$PYTHONPATH} python3 bench/kmeans_profile.py \
+		"32,65536,128,100 32,65536,128,1024 1,1048576,128,1024 1,4194304,128,4096" > "$OUT/kprof.txt" 2>&1
+fi
+
+if has chunk; then
+	C=$OUT/chunk.txt
+	: > "$C"
+	for lb in -1 -5; do
+		for k in tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb kernels/kda/kda_prefill.cake:kda_prefill_lb; do
+			echo "== lower_bound $lb $k" >> "$C"
+			bin/cake kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound $lb --iters 5 --check-heads 16 --kernel "$k" 2>&1 |
+				tail -5 >> "$C"
+		done
+	done
+	echo "== T=32768 H=32" >> "$C"
+	bin/cake kda --mode prefill --shape B=1,H=32,T=32768 --lower-bound -1 --iters 3 --check-heads 8 \
+		--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -4 >> "$C"
+	san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+	for t in memcheck racecheck synccheck; do
+		"$san" --tool $t --target-processes all bin/cake kda --mode prefill --shape B=1,H=2,T=192 --lower-bound -1 --iters 1 \
+			--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | grep -E "SUMMARY|check" | tail -3 |
+			sed "s/^/$t: /" >> "$C"
+	done
+fi
+
 echo "== summary"
 has gemm && grep -E "^gemm:|worst:|picks|geomean" "$OUT/gemm.log" | head -12
 has decode && tail -52 "$OUT/decode/fla.txt" | awk 'NF > 5 {print $1, $3, $4, $5, $NF}'
 has g4wg && cat "$OUT/g4wg.txt"
 has kmeans && grep -E "==|time" "$OUT/kmeans.txt"
+has split && grep "^gemm " "$OUT/split.log"
+has kprof && cat "$OUT/kprof.txt"
+has chunk && cat "$OUT/chunk.txt"
 exit 0
