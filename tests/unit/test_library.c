@@ -143,11 +143,14 @@ static void test_gemm_grid(void **state)
 				check_guards(&vd, what);
 				hits[vd.route[0]]++;
 				/* one kernel, or for split-K (directly or under padded) the slices and their sum */
-				/* (the S dim is bound for every kernel; the dispatcher splits from S = 4) */
-				bool split = vd.nlaunch == 2 && vd.launch_dims[0][3] >= 4 && vd.launch_dims[1][3] == vd.launch_dims[0][3];
+				/* (the S dim is bound for every kernel; the dispatcher splits from S = 4, or from 2 with
+				 * slices of 64+ K steps) */
+				long long S0 = vd.launch_dims[0][3], K0 = vd.launch_dims[0][2];
+				bool splits = S0 >= 4 || (S0 >= 2 && K0 >= 4096 * S0);
+				bool split = vd.nlaunch == 2 && splits && vd.launch_dims[1][3] == S0;
 				if (vd.nlaunch != 1 && !split)
 					fail_msg("%s: %d launches (the padded shape has no direct route?)", what, vd.nlaunch);
-				if (split != (vd.route[0] == 3 || (vd.route[0] == 4 && vd.launch_dims[0][3] >= 4)))
+				if (split != (vd.route[0] == 3 || (vd.route[0] == 4 && splits)))
 					fail_msg("%s: the split-K kernels launched by route %d", what, vd.route[0]);
 				const long long *d = vd.launch_dims[0];
 				if (vd.route[0] == 4) {   /* padded: the least tile multiples covering the shape */
@@ -198,7 +201,7 @@ static void test_kmeans_grid(void **state)
 	static const long long nx[] = {1, 2, 3, 100, 127, 128, 129, 255, 256, 257, 5000, 16384, 75600, 1048576, 1048577};
 	for (size_t i = 0; i < NELEM(nx); i++)
 		Ns[nn++] = nx[i];
-	long long ahits[4] = {0}, uhits[6] = {0}, served = 0, refused = 0;
+	long long ahits[6] = {0}, uhits[6] = {0}, served = 0, refused = 0;
 	char what[160];
 	for (size_t bi = 0; bi < NELEM(Bs); bi++)
 		for (size_t di = 0; di < NELEM(Ds); di++)
@@ -228,8 +231,11 @@ static void test_kmeans_grid(void **state)
 							check_guards(&vd, what);
 							ahits[vd.route[0]]++;
 							uhits[vd.route[1]]++;
-							long long kmin = D == 128 ? 512 : 256;
+							long long kmin = 256;   /* the 2-stage assigns' smallest K */
 							long long Np = ceil_to(N, 1024), Kp = ceil_to(K, 128) < kmin ? kmin : ceil_to(K, 128);
+							/* D = 128: the 4-stage assigns (routes 0, 2) from Kp = 512, the 2-stage ones (1, 3) below */
+							if (D == 128 && (vd.route[0] == 0 || vd.route[0] == 2) != (Kp >= 512))
+								fail_msg("%s: assign route %d at Kp = %lld", what, vd.route[0], Kp);
 							if (atomic != (vd.route[1] == 5))
 								fail_msg("%s: update route %d", what, vd.route[1]);
 							if (vd.route[1] <= 3 && Kp > 4096)
@@ -244,10 +250,10 @@ static void test_kmeans_grid(void **state)
 								check_launch(&ls, vd.launch_kid[l], d, what);
 							}
 						}
-	print_message("kmeans: %lld shapes served (assign %lld/%lld/%lld/%lld; update k256 %lld, k1024 %lld, k4096 %lld, "
-	              "any-K %lld, global %lld, atomic %lld), %lld refused\n", served, ahits[0], ahits[1], ahits[2], ahits[3],
-	              uhits[0], uhits[1], uhits[2], uhits[3], uhits[4], uhits[5], refused);
-	for (int r = 0; r < 4; r++)
+	print_message("kmeans: %lld shapes served (assign %lld/%lld/%lld/%lld/%lld/%lld; update k256 %lld, k1024 %lld, "
+	              "k4096 %lld, any-K %lld, global %lld, atomic %lld), %lld refused\n", served, ahits[0], ahits[1], ahits[2],
+	              ahits[3], ahits[4], ahits[5], uhits[0], uhits[1], uhits[2], uhits[3], uhits[4], uhits[5], refused);
+	for (int r = 0; r < 6; r++)
 		assert_true(ahits[r] > 0);
 	for (int r = 0; r < 6; r++)
 		assert_true(uhits[r] > 0);
