@@ -184,7 +184,7 @@ else bad "kmeans: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" |
 RC=$?
 expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
 	out '^route rc=1 .*route 7 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
-	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 5: persistent_128x256 ws_128x256_s4 ws_128x128_s5 splitk_128x128 padded; route\(1000,4096,4096\)=4 ws=8388608; route\(0,1,8\)=-2' \
+	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 6: persistent_128x256 ws_128x256_s4 ws_128x128_s5 splitk_128x128 ws_128x192_s5 padded; route\(1000,4096,4096\)=5 ws=8388608; route\(0,1,8\)=-2' \
 	out '^version cake_gemm '
 "$T/driver" kmeans calls > "$T/out" 2>"$T/err"
 RC=$?

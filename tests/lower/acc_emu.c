@@ -25,6 +25,7 @@
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
  *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
+ *                                  (gen-gemm384 / check-gemm384: N = 384, for 128x192 tiles)
  *   acc_emu check-gemm DIR M SEED  C against float64 products, within bf16 rounding of the result
  *   acc_emu gen-splitk DIR M SEED  kernels/gemm/gemm_splitk.cake's slices (N = 256, K = 1088, S = 2:
  *                                  17 K steps in slices of 8 and 9): A, B and NaN partials P [S, M, N]
@@ -397,11 +398,11 @@ static int gemm_case(int argc, char **argv)
 	if (argc < 5)
 		return 2;
 	const char *dir = argv[2];
-	long long M = atoll(argv[3]), N = 256, K = 384;
+	long long M = atoll(argv[3]), N = strstr(argv[1], "gemm384") ? 384 : 256, K = 384;
 	uint64_t seed = strtoull(argv[4], NULL, 10);
 	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
 	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);
-	if (!strcmp(argv[1], "gen-gemm")) {
+	if (!strncmp(argv[1], "gen-", 4)) {
 		wr(dir, "A", A, 2 * (size_t)(M * K)), wr(dir, "B", Bm, 2 * (size_t)(N * K));
 		float *a = nanbuf((size_t)(M * N));
 		wr(dir, "C", a, 2 * (size_t)(M * N));

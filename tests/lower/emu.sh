@@ -141,6 +141,10 @@ MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests
 # the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
 # TMA ring, K-major wgmma, two consumer warpgroups)
 acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
+# the library's 128x192 tiles: m64n192 wgmma, a 192-row B box, N = 384 (two tiles)
+acc_case gemm_128x192 kernels/gemm/gemm_ws_128x192_s5.cake gemm384 256 36 M=256 N=384 K=384
+# ... and it must be able to fail: the stores stop after 128 of the tile's 192 columns
+MUTATE='s|j_ < 24; ++j_|j_ < 16; ++j_|' acc_case gemm_128x192 kernels/gemm/gemm_ws_128x192_s5.cake gemm384 128 37 M=128 N=384 K=384
 # the split-K route of the GEMM library: uneven slices of K into f32 partials, then their sum
 KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 256 33 M=256 N=256 K=1088 S=2
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3
