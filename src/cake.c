@@ -200,7 +200,7 @@ int cake_smem_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int
 			continue;
 		Diag *d = diag_add(dl, "CK-LOW-015", SEV_ERROR, u->kernels[k]->name_span,
 		                   "kernel '%s' needs %lld bytes of shared memory per block on %s: %lld dynamic (its buffers and "
-		                   "barriers) and %d static (the lowering's reduction and solve scratch), over the %lld a block can have",
+		                   "barriers, the lowering's scratch) and %d static (the lowering's exchange arrays), over the %lld a block can have",
 		                   ki->name, tot, ti->name, dyn, ki->smem_static, ti->smem_per_block);
 		diag_set(&d->hint, "drop a ring stage or shrink a buffer by at least %lld bytes", tot - ti->smem_per_block);
 		if (!over++)

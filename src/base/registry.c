@@ -223,10 +223,11 @@ R("CK-LOW-014", CAT_LOWERING, SEV_ERROR, 1, "register spills",
   "NVRTC reports local-memory spills for the generated kernel; `cake build --emit=cubin` "
   "fails unless --allow-spills, since a spilling schedule is slow and usually mis-sized."),
 R("CK-LOW-015", CAT_LOWERING, SEV_ERROR, 1, "shared memory over the block limit after lowering",
-  "The lowering adds static shared memory of its own (the scratch of cross-warp reductions, "
-  "the triangular solve); with the plan's dynamic shared memory it must fit the target's "
-  "per-block limit (227 KB on sm_90a), or the launch is refused. ptxas reports the static part; "
-  "CK-RES-001 checks the declared buffers before lowering."),
+  "The lowering adds shared memory of its own: the triangular solve's scratch, in the plan's "
+  "dynamic part, and the arrays of the cross-warp exchanges (reductions, scans, relayouts), "
+  "placed in that scratch when the role has one and otherwise static. Dynamic plus static "
+  "must fit the target's per-block limit (227 KB on sm_90a), or the launch is refused. ptxas "
+  "reports the static part; CK-RES-001 checks the declared buffers before lowering."),
 R("CK-MEM-001", CAT_SAFETY, SEV_ERROR, 1, "global output element never written",
   "Models what the grid as a whole writes to each global tensor that plain `store`s or TMA "
   "stores write: every tile of the grid (all block-coordinate tuples in the grid's extents; a "

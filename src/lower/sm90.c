@@ -126,6 +126,68 @@ Diag *sm90_refuse(Em *e, Span sp, const char *id, const char *fmt, ...)
 	return d;
 }
 
+/* ---- exchange arrays ----
+ *
+ * The primitives that move values between threads (relayouts of vectors, row reductions
+ * across warpgroups, column reductions, scans, the thread-tile and thread-vector
+ * reductions) pass them through a small shared array: the holders write it, a named
+ * barrier over the role, every thread reads, and a last barrier over the role frees it
+ * before the role goes on. So two exchanges of one role never hold their arrays at the
+ * same time, and none overlaps the role's trisolve, which uses its part of the lowering's
+ * scratch (derive_scratch) under the same discipline. When the role has such a part, an
+ * exchange's arrays are placed in it (16-byte aligned, while they fit): dynamic shared
+ * memory the plan already counts, instead of static arrays that ptxas adds on top of it
+ * (CK-LOW-015). Otherwise each array is a static __shared__ one. The address is a
+ * constant offset from cake_smem, not from the runtime-aligned smem_base, so it costs
+ * no register (a static array's address is an immediate too): the base lies 0 ..
+ * align - 16 bytes above cake_smem (the runtime guarantees 16), so the arrays start
+ * align - 16 bytes into the part, where they are inside it wherever the base fell. */
+
+/* Bytes of role ri's part of the lowering's scratch, and its offset (-1: none). */
+static long long role_scratch(const Plan *p, int ri, long long *bytes)
+{
+	*bytes = 0;
+	if (!p->scratch_role || ri < 0 || ri >= p->nroles || p->scratch_role[ri] < 0)
+		return -1;
+	long long at = p->scratch_role[ri], end = p->scratch_offset + p->scratch_bytes;
+	for (int r = 0; r < p->nroles; r++)
+		if (p->scratch_role[r] > at && p->scratch_role[r] < end)
+			end = p->scratch_role[r];
+	*bytes = end - at;
+	return at;
+}
+
+void sm90_xchg_begin(Em *e)
+{
+	e->xchg_at = 0;
+}
+
+void sm90_xchg(Em *e, int role, const char *ty, const char *name, int rank, const long long *dims, const char *note)
+{
+	long long n = strcmp(ty, "double") == 0 || strcmp(ty, "long long") == 0 ? 8 : 4;
+	char inner[96] = "";
+	int w = 0;
+	for (int i = 0; i < rank; i++) {
+		n *= dims[i];
+		if (i)
+			w += snprintf(inner + w, sizeof inner - (size_t)w, "[%lld]", dims[i]);
+	}
+	long long room, base = role_scratch(e->p, role, &room), at = (e->xchg_at + 15) / 16 * 16;
+	long long shift = e->p->smem_base_align > 16 ? e->p->smem_base_align - 16 : 0;   /* the base's largest offset from cake_smem */
+	const char *cm = note ? arena_printf(&e->c->arena, "   /* %s */", note) : "";
+	if (base >= 0 && shift + at + n <= room) {
+		e->xchg_at = at + n;
+		const char *addr = arena_printf(&e->c->arena, "cake_smem + %lldu", shift + base + at);
+		const char *sc = arena_printf(&e->c->arena, "   /* %s%sin the lowering's scratch */", note ? note : "", note ? "; " : "");
+		if (rank == 1)
+			line(e, "%s *const %s = (%s *)(%s);%s", ty, name, ty, addr, sc);
+		else
+			line(e, "%s (*const %s)%s = (%s (*)%s)(%s);%s", ty, name, inner, ty, inner, addr, sc);
+		return;
+	}
+	line(e, "__shared__ %s %s[%lld]%s;%s", ty, name, dims[0], inner, cm);
+}
+
 /* "// file:line: <source text>" for the statement at span sp. */
 static void ir_comment(Em *e, Span sp, const char *extra)
 {
@@ -1092,7 +1154,8 @@ static bool emit_relayout(Em *e, const Expr *call, const char *name, const PlanF
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = lane_id();");
-	line(e, "__shared__ %s rv%d_[%lld];", ty, id, vf->rows);
+	sm90_xchg_begin(e);
+	sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "rv%d_", id), 1, (long long[]){vf->rows}, NULL);
 	const char *tl = ro->thread_lo ? arena_printf(&e->c->arena, "(threadIdx.x - %du)", ro->thread_lo) : "threadIdx.x";
 	if (vcol) {   /* column vector: one quad (per warpgroup when it is split) writes it */
 		bool split = vf->split == SPLIT_N && ro->nwg > 1;
@@ -1332,9 +1395,10 @@ static bool emit_row_fold(Em *e, const char *n, const Expr *arg, bool square, co
 		int id = e->nscan++, ri = e->role;
 		const char *row = "(r_ / 2) * 64 + (r_ % 2) * 8 + (int)(warp % 4u) * 16 + (int)(lane_ / 4u)";
 		line(e, "/* the %d warpgroups hold different columns of every row: their partial results through shared memory */", r->nwg);
-		line(e, "__shared__ %s rw%d_[%d][%lld];", ty, id, r->nwg, ref->wg_rows);
+		sm90_xchg_begin(e);
+		sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "rw%d_", id), 2, (long long[]){r->nwg, ref->wg_rows}, NULL);
 		if (argv)
-			line(e, "__shared__ int rwi%d_[%d][%lld];", id, r->nwg, ref->wg_rows);
+			sm90_xchg(e, ri, "int", arena_printf(&e->c->arena, "rwi%d_", id), 2, (long long[]){r->nwg, ref->wg_rows}, NULL);
 		line(e, "if (lane_ %% 4u == 0u) {");
 		line(e, "\t#pragma unroll");
 		line(e, "\tfor (int r_ = 0; r_ < %d; ++r_) {", 2 * mtiles);
@@ -1441,7 +1505,9 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	line(e, "\t}");
 	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
 	const char *w0 = all_warps ? "0" : arena_printf(&e->c->arena, "(%s / 4 * 4)", wr);
-	line(e, "__shared__ %s cs%d_[%d][%lld];   /* per warp of role %s: its column totals */", ty, id, r->nwarps, ref->wg_cols, r->name);
+	sm90_xchg_begin(e);
+	sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "cs%d_", id), 2, (long long[]){r->nwarps, ref->wg_cols},
+	          arena_printf(&e->c->arena, "per warp of role %s: its column totals", r->name));
 	line(e, "if (lane_ < 4u) {");
 	line(e, "\t#pragma unroll");
 	line(e, "\tfor (int c_ = 0; c_ < %d; ++c_)", n);

@@ -106,7 +106,8 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
 	const char *slab = nslab > 1 ? "(int)role_wg" : "0";
 	const char *blk0 = across ? arena_printf(&e->c->arena, "(int)role_wg * %d + ", dst->mtiles * 4) : "";
-	sm90_line(e, "__shared__ %s cu%d_[%d][%d][%lld];   /* [slab][16-row block][column]: the blocks' totals */", ty, id, nslab, nblk, dst->wg_cols);
+	sm90_xchg_begin(e);
+	sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "cu%d_", id), 3, (long long[]){nslab, nblk, dst->wg_cols}, "[slab][16-row block][column]: the blocks' totals");
 	sm90_line(e, "if (lane_ >= 28u) {   /* the last row group holds each block's totals */");
 	sm90_line(e, "\t#pragma unroll");
 	sm90_line(e, "\tfor (int a_ = 0; a_ < %d; ++a_) {", n);

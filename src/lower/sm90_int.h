@@ -38,6 +38,7 @@ typedef struct Em {
 	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
 	bool need_gmem;     /* ld/st global helpers of sm90_vec.c needed */
 	int nscan;          /* thread-vector scans emitted so far (names their shared scratch) */
+	long long xchg_at;  /* bytes of the role's scratch the current exchange's arrays take (sm90_xchg) */
 	/* barriers armed (expect_tx emitted) in the current loop body */
 	bool *armed;
 	/* row reductions nested in the expression being emitted, precomputed into temporaries */
@@ -88,6 +89,14 @@ const char *sm90_ftype(DType t);
 const PlanFrag *sm90_frag_of(Em *e, const Expr *x);
 /* C text of element x of a fragment expression at the current index of c->lay. */
 bool sm90_fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c);
+
+/* The shared array `ty name[dims[0]]..[dims[rank-1]]` of a cross-thread exchange of role
+ * `role` (one that writes it, a named barrier over the role, reads it, then frees it with
+ * a last barrier over the role): in the role's part of the lowering's scratch when it has
+ * one with room left in the current exchange, else a static __shared__ array.
+ * sm90_xchg_begin starts an exchange (its arrays from the start of the part again). */
+void sm90_xchg_begin(Em *e);
+void sm90_xchg(Em *e, int role, const char *ty, const char *name, int rank, const long long *dims, const char *note);
 
 /* The "const int mt_ = ..., j_, h_, e_" line decoding accumulator index a_ of ref (one tab in). */
 void sm90_acc_decode(Em *e, const PlanFrag *ref);

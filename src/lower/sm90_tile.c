@@ -438,7 +438,8 @@ static const char *red_op(Em *e, DType t, int kind, const char *a, const char *b
 static void across_warps(Em *e, const PlanRole *r, const char *ty, int n, int nslots, int kind, DType t, const char *cond, const char *slot)
 {
 	int id = e->nscan++, ri = (int)(r - e->p->roles), W = r->nwarps;
-	sm90_line(e, "__shared__ %s xw%d_[%d][%d];   /* one row per warp of role %s */", ty, id, W, nslots, r->name);
+	sm90_xchg_begin(e);
+	sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "xw%d_", id), 2, (long long[]){W, nslots}, arena_printf(&e->c->arena, "one row per warp of role %s", r->name));
 	sm90_line(e, "if (%s) {", cond);
 	sm90_line(e, "	#pragma unroll");
 	sm90_line(e, "	for (int u_ = 0; u_ < %d; ++u_)", n);

@@ -821,7 +821,8 @@ void sm90_vec_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	warp_scan(e, ft, "x_");
 	sm90_line(e, "%s pre_ = x_ - run_;   /* sum of the earlier threads of this warp */", ft);
 	if (nw > 1) {
-		sm90_line(e, "__shared__ %s scan%d_[%d];", ft, id, nw);
+		sm90_xchg_begin(e);
+		sm90_xchg(e, ri, ft, arena_printf(&e->c->arena, "scan%d_", id), 1, (long long[]){nw}, NULL);
 		sm90_line(e, "if (lane_ == 31)");
 		sm90_line(e, "\tscan%d_[w_] = x_;", id);
 		sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, ro->nthreads);

@@ -1299,15 +1299,17 @@ static void test_acc_primitives(void **state)
 	const char *t = sb_str(&cu);
 	static const char *must[] = {
 		"const float2 *src_ = (const float2 *)(V + (long long)b * 128 + 2 * (int)(lane_ % 4u) + (int)role_wg * 64);",   /* split-n column vector */
-		"__shared__ float rw",                                    /* the row sums of squares across the warpgroups */
+		"float (*const rw",                                       /* the row sums of squares across the warpgroups */
 		"l2n",                                                    /* l2norm's per-row scale */
 		"rsqrtf(",
 		"__shfl_up_sync(0xffffffffu, v_[a_], o_);",               /* the scan's ladder */
-		"__shared__ float cu",                                    /* ... and its block totals */
+		"float (*const cu",                                       /* ... and its block totals */
 		"x_[i_] = ((p_[0] + p_[1]) + (p_[2] + p_[3])) / li_[i_];",  /* forward substitution */
-		"__shared__ float rv",                                    /* rows() of a column vector */
+		"float *const rv",                                        /* rows() of a column vector */
+		"(cake_smem + 0u);",                                      /* the exchanges in the solve's scratch, */
 	};
 	expect_all(t, must, NELEM(must));
+	assert_null(strstr(t, "__shared__ float"));                 /* not static shared memory */
 	expect_compiles(t, "accp");
 	sb_free(&cu);
 	fx_close(&f);
