@@ -1190,7 +1190,8 @@ static void derive_frags(Der *d)
 /* ---- shared scratch of the lowering ----
  *
  * trisolve(L, B) into a [R, C] accumulator-layout fragment transposes through shared
- * memory (sm90_acc.c): L as R x R f32 and the right-hand side as R x (P + 1) f32, one
+ * memory (sm90_acc.c): L's lower triangle as R (R + 1) / 2 f32 (packed by rows, the part
+ * above the diagonal is never read) and the right-hand side as R x (P + 1) f32, one
  * column per thread while it solves, P columns at a time. The region is placed after the
  * barriers, 16-byte aligned, one part per role that solves, sized for its largest trisolve
  * (a role's solves never overlap: each ends with a barrier over the role), and counted in
@@ -1218,7 +1219,7 @@ static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
 	long long P = q->pass && q->pass < f->cols ? q->pass : f->cols;
 	while (f->cols % P)
 		P /= 2;
-	long long b = 4 * (f->rows * f->rows + f->rows * (P + 1));
+	long long b = 4 * (f->rows * (f->rows + 1) / 2 + f->rows * (P + 1));
 	b = (b + 15) / 16 * 16;
 	if (b > q->role_bytes[f->role])
 		q->role_bytes[f->role] = b;

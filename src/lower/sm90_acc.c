@@ -26,7 +26,8 @@
  *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64; B and
  *                  X [R, C]) through the role's part of the lowering's shared scratch
  *                  (Plan.scratch_role, derive_scratch): the holders of L's lower triangle
- *                  and of B write them as f32 (one warpgroup for an unsplit operand, each
+ *                  (packed by rows, R (R + 1) / 2 values) and of B write them as f32 (one
+ *                  warpgroup for an unsplit operand, each
  *                  warpgroup its rows or columns of a split one), a named barrier, then one
  *                  thread per column of B (the role's threads take the C columns in turn)
  *                  loads its column into R registers and solves it down the rows, fully
@@ -137,7 +138,8 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 
 /* The element loop writing acc-layout value `val` (over tile ref) into the f32 array at C
  * expression `arr` with row stride ld: one warpgroup writes a replicated (unsplit) tile.
- * With pass (a C expression) the columns pass * P .. pass * P + P - 1 only, at column - pass * P. */
+ * With pass (a C expression) the columns pass * P .. pass * P + P - 1 only, at column - pass * P.
+ * ld 0: the lower triangle only, packed by rows (element (i, j <= i) at i (i + 1) / 2 + j). */
 static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld, const char *pass, long long P)
 {
 	const PlanRole *r = &e->p->roles[e->role];
@@ -153,7 +155,11 @@ static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char 
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
 	sm90_acc_decode(e, ref);
-	if (pass) {
+	if (!ld) {
+		sm90_line(e, "\tconst int i_ = row0_ + mt_ * 64 + 8 * h_, c_ = col0_ + 8 * j_ + e_;");
+		sm90_line(e, "\tif (c_ <= i_)   /* the lower triangle, packed */");
+		sm90_line(e, "\t\t%s[i_ * (i_ + 1) / 2 + c_] = %s;", arr, val);
+	} else if (pass) {
 		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)   /* this pass's columns */", P);
 		sm90_line(e, "\t\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
 	} else {
@@ -198,9 +204,9 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "{");
 	e->ind++;
 	sm90_line(e, "const u32 lane_ = lane_id();");
-	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L: %lld x %lld f32 (the lowering's scratch) */", off, R, R);
-	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * R, R, ldx);
-	acc_scatter(e, sb_str(&lv), lf, "tl_", R, NULL, 0);
+	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L's lower triangle, %lld rows packed: %lld f32 (the lowering's scratch) */", off, R, R * (R + 1) / 2);
+	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * (R + 1) / 2, R, ldx);
+	acc_scatter(e, sb_str(&lv), lf, "tl_", 0, NULL, 0);
 	if (npass > 1) {
 		sm90_line(e, "#pragma unroll 1");
 		sm90_line(e, "for (int ps_ = 0; ps_ < %lld; ++ps_) {   /* columns ps_ * %lld .. ps_ * %lld + %lld */", npass, P, P, P - 1);
@@ -215,7 +221,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t\tx_[i_] = tx_[i_ * %lld + col_];", ldx);
 	sm90_line(e, "\t#pragma unroll");
 	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_) {", R);
-	sm90_line(e, "\t\tconst float *li_ = tl_ + i_ * %lld;", R);
+	sm90_line(e, "\t\tconst float *li_ = tl_ + i_ * (i_ + 1) / 2;   /* row i_ of L, packed */");
 	sm90_line(e, "\t\tfloat p_[4] = {x_[i_], 0.0f, 0.0f, 0.0f};");
 	sm90_line(e, "\t\t#pragma unroll");
 	sm90_line(e, "\t\tfor (int j_ = 0; j_ < i_; ++j_)");

@@ -184,9 +184,10 @@ chunk 1 128 3 24
 MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_]);/' chunk 1 192 1 25 1
 # the same bound to the kda family's interface (tests/corpus/good/kda_prefill_chunk_lb.cake:
 # Q ... Beta, V-first states S^T split by rows, the lower-bound gate), checked by kda_emu with
-# the family's names; lambda = -1 keeps every exponent of the chunk's factors within f32
-# (64 |lambda| < 88), -2.5 holds for the seeded gates; the decay S^T Diag(e^G_C) goes through
-# the cols() relayout of a split column vector, which the mutation drops
+# the family's names; its per-16-token sub-chunk references keep every factor within e^80
+# for lambda in [-5, 0), so lambda = -5 (the paper's and FlashKDA's setting) runs as well as
+# -1 and -2.5; the decay S^T Diag(e^G_C) goes through the cols() relayout of a split column
+# vector, which the mutation drops
 chunk_lb() {
 	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
 	f=tests/corpus/good/kda_prefill_chunk_lb.cake
@@ -214,6 +215,8 @@ chunk_lb() {
 }
 chunk_lb 1 192 2 -1 26
 chunk_lb 2 256 2 -2.5 27
+chunk_lb 1 256 2 -5 30
+chunk_lb 2 192 3 -5 31
 MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);/' chunk_lb 1 192 1 -1 28 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1

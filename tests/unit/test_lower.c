@@ -1289,8 +1289,9 @@ static void test_acc_primitives(void **state)
 	assert_int_equal(v->wg_cols, 64);
 	assert_int_equal(v->regs_per_thread, 16);
 	assert_int_equal(gc->split, SPLIT_N);     /* a colsum of a split-n tile */
-	/* trisolve's scratch after the (absent) buffers: L 64 x 64 and B 64 x 129 f32, all columns at once */
-	assert_int_equal(p->scratch_bytes, 4 * (64 * 64 + 64 * 129));
+	/* trisolve's scratch after the (absent) buffers: L's packed lower triangle (64 * 65 / 2) and
+	 * B 64 x 129 f32, all columns at once */
+	assert_int_equal(p->scratch_bytes, 4 * (64 * 65 / 2 + 64 * 129));
 	assert_int_equal(p->scratch_role[0], p->scratch_offset);
 	assert_int_equal(p->scratch_cols[0], 128);
 	assert_true(p->smem_used >= p->scratch_offset + p->scratch_bytes);
