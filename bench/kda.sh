@@ -20,9 +20,11 @@
 #            value split (kda_decode_v16) at B = 1 and 8;
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
 #            1300,547,2048,963,271,3063, and 8 x 1024), gate lower bound -5 (the paper's form,
-#            FlashKDA's only one; timed too when .baselines/flashkda is there): kda_prefill[_varlen]_lb (Cake's
-#            software-pipelined per-token recurrence; the chunked tensor-core prefill does not
-#            lower yet) against chunk_kda, events; plus, at H = 64 and one sequence, the plain
+#            FlashKDA's only one; timed too when .baselines/flashkda is there): the app's default,
+#            kda_prefill_chunk_lb (chunks of 64 tokens on the tensor cores) for one sequence and
+#            8 x 1024, kda_prefill_varlen_lb (the per-token recurrence) for the six mixed lengths,
+#            against chunk_kda, events; plus, at H = 64 and one sequence, the per-token
+#            kda_prefill_lb (what the chunks buy), the plain
 #            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
 #            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
 #            (T = 32768, H = 32).
@@ -114,6 +116,8 @@ else
 			--iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16
 	done
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_pertoken --mode prefill --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
+		--check-heads 16 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
 	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
 	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \

@@ -54,6 +54,7 @@ case_ kda_prefill_bf16_lb kda --mode prefill --state bf16 --shape B=1,H=2,T=96 -
 case_ kda_prefill_varlen kda --mode prefill --seqlens 40,7,49 --shape H=2 --iters 1 --kernel $K/kda_prefill.cake:kda_prefill_varlen
 case_ kda_prefill_v16 kda --mode prefill --shape B=1,H=2,T=96 --iters 1 --kernel $K/kda_prefill.cake:kda_prefill_v16
 case_ kda_recurrent kda --mode prefill --shape B=1,H=2,T=64 --iters 1 --kernel $K/kda_recurrent.cake:kda_recurrent
+case_ kda_prefill_chunk_lb kda --mode prefill --shape B=2,H=2,T=192 --iters 1 --lower-bound -5 --kernel $K/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb
 printf '%-22s %-10s %6s %6s %4s\n' case tool errors sums rc
 while IFS="$(printf '\t')" read -r c t e s r; do printf '%-22s %-10s %6s %6s %4s\n' "$c" "$t" "$e" "$s" "$r"; done < "$OUT/sanitize.tsv"
 echo "sanitize: $([ $bad -eq 0 ] && echo 'clean' || echo 'FINDINGS (see the logs)')"

@@ -13,7 +13,7 @@
 #   split    bench/library.sh gemm on the shapes of at most 66 128x128 tiles, where a forced
 #            split route runs with 2 or 3 slices (does a shallower split pay?);
 #   kprof    bench/kmeans_profile.py: every kernel of a fit, Cake's and Flash-KMeans', by GPU time;
-#   chunk    the chunked KDA prefill (tests/corpus/good/kda_prefill_chunk_lb.cake) checked and
+#   chunk    the chunked KDA prefill (kernels/kda/kda_prefill_chunk_lb.cake) checked and
 #            timed next to the per-token kda_prefill_lb, and under the three sanitizers.
 # usage: OUT=DIR bash bench/screen_s6.sh [gemm] [decode] [g4wg] [kmeans] [split] [kprof] [chunk]
 #        (default: the first four)
@@ -96,7 +96,7 @@ if has chunk; then
 	C=$OUT/chunk.txt
 	: > "$C"
 	for lb in -1 -5; do
-		for k in tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb kernels/kda/kda_prefill.cake:kda_prefill_lb; do
+		for k in kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb kernels/kda/kda_prefill.cake:kda_prefill_lb; do
 			echo "== lower_bound $lb $k" >> "$C"
 			bin/cake kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound $lb --iters 5 --check-heads 16 --kernel "$k" 2>&1 |
 				tail -5 >> "$C"
@@ -104,11 +104,11 @@ if has chunk; then
 	done
 	echo "== T=32768 H=32" >> "$C"
 	bin/cake kda --mode prefill --shape B=1,H=32,T=32768 --lower-bound -1 --iters 3 --check-heads 8 \
-		--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -4 >> "$C"
+		--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -4 >> "$C"
 	san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 	for t in memcheck racecheck synccheck; do
 		"$san" --tool $t --target-processes all bin/cake kda --mode prefill --shape B=1,H=2,T=192 --lower-bound -1 --iters 1 \
-			--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | grep -E "SUMMARY|check" | tail -3 |
+			--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | grep -E "SUMMARY|check" | tail -3 |
 			sed "s/^/$t: /" >> "$C"
 	done
 fi

@@ -10,7 +10,9 @@
  * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens),
  * their _lb twins, or with --state bf16 kda_prefill_bf16_lb (the lower-bound
  * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
- * is the plain one, through --kernel). --kernel FILE[:NAME] runs another
+ * is the plain one, through --kernel). With the lower-bound gate, f32 state, no --seqlens and
+ * T % 64 == 0, T >= 128, the default is kda_prefill_chunk_lb (kda_prefill_chunk_lb.cake: chunks
+ * of 64 tokens on the tensor cores). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
  * (cake_compile to the lowering, cake_jit once the device is open) and is
@@ -170,6 +172,10 @@ static void pick_kernel(Run *r)
 	if (o->mode == KDA_MODE_DECODE) {
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
 		snprintf(r->name, sizeof r->name, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
+	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 64 == 0 && o->T >= 128) {
+		/* the chunked tensor-core prefill, in its domain (B sequences, T a multiple of 64) */
+		snprintf(r->file, sizeof r->file, "%s/kda_prefill_chunk_lb.cake", o->dir);
+		snprintf(r->name, sizeof r->name, "kda_prefill_chunk_lb");
 	} else {
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
 		snprintf(r->name, sizeof r->name, "kda_prefill%s%s%s", o->nseq ? "_varlen" : "", o->state_bf16 ? "_bf16" : "", lb);

@@ -182,7 +182,7 @@ chunk 2 256 2 22
 chunk 1 128 3 24
 # ... and it must be able to fail: the state no longer decays between chunks
 MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_]);/' chunk 1 192 1 25 1
-# the same bound to the kda family's interface (tests/corpus/good/kda_prefill_chunk_lb.cake:
+# the same bound to the kda family's interface (kernels/kda/kda_prefill_chunk_lb.cake:
 # Q ... Beta, V-first states S^T split by rows, the lower-bound gate), checked by kda_emu with
 # the family's names; its per-16-token sub-chunk references keep every factor within e^80
 # for lambda in [-5, 0), so lambda = -5 (the paper's and FlashKDA's setting) runs as well as
@@ -190,7 +190,7 @@ MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_])
 # vector, which the mutation drops
 chunk_lb() {
 	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
-	f=tests/corpus/good/kda_prefill_chunk_lb.cake
+	f=kernels/kda/kda_prefill_chunk_lb.cake
 	d=$TMP/chunk_lb.$seed
 	mkdir -p "$d"
 	label="kda_prefill_chunk_lb B=$B T=$T H=$H lb=$lb"

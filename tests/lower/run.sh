@@ -15,7 +15,9 @@
 #   - every file that lowers must compile through NVRTC to an sm_90a cubin with
 #     zero spills (`cake build --emit=cubin` fails with CK-LOW-014 on a spill);
 #     skipped with a note when NVRTC is not installed (exit status 69);
-#   - the --debug-hang variant must compile too.
+#   - the --debug-hang variant must compile too (its flight recorder adds live values, so it
+#     may spill where the real build does not: it is built with --allow-spills and a spill
+#     there is printed as a note, never hidden).
 # Then every tests/corpus/good/*.cake that lowers (most of them are refused, which is
 # fine there) must compile through NVRTC with zero spills as well: the corpus kernels
 # that only the CPU emulator or no machine here executes (the accumulator-layout
@@ -80,12 +82,15 @@ for f in $(find kernels -name '*.cake' | sort); do
 		fi
 	done
 	for dbg in "" --debug-hang; do
-		"$CAKE" build "$f" --emit=cubin $dbg -o "$TMP/$n.cubin" 2>"$TMP/$n.jit"
+		"$CAKE" build "$f" --emit=cubin $dbg ${dbg:+--allow-spills} -o "$TMP/$n.cubin" 2>"$TMP/$n.jit"
 		rc=$?
 		if [ $rc -eq 69 ]; then
 			echo "note: NVRTC not available; $f not compiled"
 			break
 		elif [ $rc -eq 0 ] && grep -q ' 0 bytes spill stores, 0 bytes spill loads' "$TMP/$n.jit"; then
+			ok
+		elif [ $rc -eq 0 ] && [ -n "$dbg" ]; then
+			echo "note: $f ($dbg) spills: $(grep -o '[0-9]* bytes spill stores, [0-9]* bytes spill loads' "$TMP/$n.jit" | head -1)"
 			ok
 		else
 			bad "$f: NVRTC sm_90a build${dbg:+ ($dbg)} failed or spilled (exit $rc)"

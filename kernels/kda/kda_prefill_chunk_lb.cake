@@ -1,5 +1,5 @@
 # kda_prefill_chunk_lb — Kimi Delta Attention prefill in chunks of C = 64 tokens on the tensor
-# cores, bound to the kda family (src/family/kda.c): kda_prefill_chunk.cake beside it (its
+# cores, bound to the kda family (src/family/kda.c): tests/corpus/good/kda_prefill_chunk.cake (its
 # header has the chunk algebra) with the interface of kda_prefill.cake's kda_prefill_lb: inputs
 # Q, K, V, G (g_raw), Beta (logits), Alog, Dtb, states S0/SN V-first [B, H, V, K], the
 # lower-bound gate g = lower_bound * sigmoid(exp(A_log) (g_raw + dt_bias)).
@@ -26,6 +26,8 @@
 # 0 spills there with NVRTC 13; 216 and 224 spill (8 and 24 bytes).
 # One CTA per (batch, head); a load warpgroup streams q, k, v through a 2-stage TMA ring; the
 # ring slot is handed back after the last read of qs and vs (after the rounds).
+# `cake kda --mode prefill --lower-bound L` runs it for B sequences of T tokens whenever T is in
+# its domain (kda_prefill.cake's per-token kda_prefill_lb otherwise, and for --seqlens).
 # Shape domain: T % 64 == 0, T >= 128; K = V = 128; B sequences of T tokens (no varlen).
 kernel kda_prefill_chunk_lb target sm_90a family kda
   const DK = 128
