@@ -355,7 +355,8 @@ int main(int argc, char **argv)
 	static const long long gs[][3] = {{1, 1, 8},      {7, 300, 72},    {128, 256, 64},  {129, 257, 136}, {256, 384, 64},
 	                                  {1000, 512, 256}, {1024, 4096, 72}, {2048, 4352, 64}, {333, 5120, 1024}, {16384, 256, 64},
 	                                  {256, 1024, 4096}, {256, 512, 4160}, {200, 1000, 4096},   /* split-K: even, uneven slices, padded */
-	                                  {4096, 768, 128}, {4000, 768, 200}};                     /* 128x192 tiles: direct, padded */
+	                                  {4096, 768, 128}, {4000, 768, 200},                      /* 128x192 tiles: direct, padded */
+	                                  {256, 3072, 128}, {200, 3000, 200}};                     /* 64x128 tiles: direct, padded */
 	for (size_t i = 0; i < sizeof gs / sizeof gs[0]; i++)
 		smoke_gemm(gs[i][0], gs[i][1], gs[i][2]);
 	/* B, N, D, K, f16, also the atomic update */

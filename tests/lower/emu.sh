@@ -145,6 +145,10 @@ acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=25
 acc_case gemm_128x192 kernels/gemm/gemm_ws_128x192_s5.cake gemm384 256 36 M=256 N=384 K=384
 # ... and it must be able to fail: the stores stop after 128 of the tile's 192 columns
 MUTATE='s|j_ < 24; ++j_|j_ < 16; ++j_|' acc_case gemm_128x192 kernels/gemm/gemm_ws_128x192_s5.cake gemm384 128 37 M=128 N=384 K=384
+# the library's 64x128 tiles: one consumer warpgroup, an 8-stage ring
+acc_case gemm_64x128 kernels/gemm/gemm_ws_64x128_s8.cake gemm 192 38 M=192 N=256 K=384
+# ... and it must be able to fail: the stores stop after 64 of the tile's 128 columns
+MUTATE='s|j_ < 16; ++j_|j_ < 8; ++j_|' acc_case gemm_64x128 kernels/gemm/gemm_ws_64x128_s8.cake gemm 64 39 M=64 N=256 K=384
 # the split-K route of the GEMM library: uneven slices of K into f32 partials, then their sum
 KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 256 33 M=256 N=256 K=1088 S=2
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3

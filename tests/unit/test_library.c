@@ -150,10 +150,10 @@ static void test_gemm_grid(void **state)
 				bool split = vd.nlaunch == 2 && splits && vd.launch_dims[1][3] == S0;
 				if (vd.nlaunch != 1 && !split)
 					fail_msg("%s: %d launches (the padded shape has no direct route?)", what, vd.nlaunch);
-				if (split != (vd.route[0] == 3 || (vd.route[0] == 5 && splits)))
+				if (split != (vd.route[0] == 3 || (vd.route[0] == 6 && splits)))
 					fail_msg("%s: the split-K kernels launched by route %d", what, vd.route[0]);
 				const long long *d = vd.launch_dims[0];
-				if (vd.route[0] == 5) {   /* padded: the least tile multiples covering the shape */
+				if (vd.route[0] == 6) {   /* padded: the least tile multiples covering the shape */
 					if (d[0] != ceil_to(M, 128) || d[2] != ceil_to(K, 64) ||
 					    (d[1] != ceil_to(N, 128) && d[1] != ceil_to(N, 256)) || d[1] < N)
 						fail_msg("%s: padded to %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -163,7 +163,7 @@ static void test_gemm_grid(void **state)
 					LibVerdict pv;
 					lib_verdict(&ls, d, 0, &pv);
 					check_guards(&pv, what);
-					if (pv.route[0] == 5)
+					if (pv.route[0] == 6)
 						fail_msg("%s: the padded shape takes the padded route again", what);
 				} else if (d[0] != M || d[1] != N || d[2] != K) {
 					fail_msg("%s: a direct route launched at %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -172,8 +172,9 @@ static void test_gemm_grid(void **state)
 					check_launch(&ls, vd.launch_kid[l], vd.launch_dims[l], what);
 			}
 	print_message("gemm: %lld shapes served (persistent %lld, ws_128x256 %lld, ws_128x128 %lld, split-K %lld, ws_128x192 %lld, "
-	              "padded %lld), %lld refused\n", served, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5], refused);
-	for (int r = 0; r < 6; r++)
+	              "ws_64x128 %lld, padded %lld), %lld refused\n", served, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5],
+	              hits[6], refused);
+	for (int r = 0; r < 7; r++)
 		assert_true(hits[r] > 0);
 	assert_true(refused > 0);
 	sb_free(&err);
@@ -269,7 +270,7 @@ static void test_explain_text(void **state)
 	StrBuf err = {0}, out = {0};
 	assert_int_equal(lib_load(&ls, lib_family("gemm"), "kernels/gemm", CAKE_DERIVE, NULL, &err), 0);
 	long long v[3] = {1000, 4096, 4096};
-	assert_int_equal(lib_explain(&ls, v, 0, &out), 5);
+	assert_int_equal(lib_explain(&ls, v, 0, &out), 6);
 	assert_non_null(strstr(sb_str(&out), "route: padded"));
 	assert_non_null(strstr(sb_str(&out), "M 1000 -> 1024"));
 	assert_non_null(strstr(sb_str(&out), "then ws_128x256_s4"));
@@ -279,7 +280,7 @@ static void test_explain_text(void **state)
 	assert_true(lib_explain(&ls, bad, 0, &out) < 0);
 	assert_non_null(strstr(sb_str(&out), "'K % 8 == 0' is false"));
 	sb_free(&out);
-	assert_int_equal(lib_route_line(&ls, v, 0, &out), 5);
+	assert_int_equal(lib_route_line(&ls, v, 0, &out), 6);
 	assert_string_equal(sb_str(&out), "padded>ws_128x256_s4 1024x4096x4096");
 	sb_free(&out);
 	lib_unload(&ls);
