@@ -28,7 +28,9 @@
 #            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
 #            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
 #            (T = 32768, H = 32).
-# --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases. Results: $KDA_BENCH_DIR (default
+# --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases, KDA_CASES=prefill only
+# the prefill ones (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
+# two device calls). Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
 set -u
@@ -93,6 +95,7 @@ if [ $QUICK -eq 1 ]; then
 	case_ prefill_T2048_H8 --mode prefill --shape B=1,H=8,T=2048
 	case_ prefill_mixed_H8 --mode prefill --seqlens 700,300,1048 --shape H=8
 else
+	if [ "${KDA_CASES:-all}" != prefill ]; then
 	for H in 32 64; do
 		for B in 1 8 64 256; do
 			case_ decode_B${B}_H${H} --mode decode --shape B=$B,H=$H,T=1
@@ -106,6 +109,7 @@ else
 	case_ decode_spec4_B64_H32 --mode decode --shape B=64,H=32,T=4
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
 	case_ decode_bf16_B256_H64 --mode decode --state bf16 --shape B=256,H=64,T=1
+	fi
 	# the state in bf16 as FlashKDA keeps it (the recurrence in f32 registers): like for like
 	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_bf16_T8192_H64_1seq --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
 		--check-heads 16
