@@ -531,9 +531,9 @@ static void metrics_text(StrBuf *b, const CostMetrics *m)
 	if (isnan(m->tau))
 		sb_puts(b, "n/a");
 	else
-		sb_printf(b, "%.2f", m->tau);
+		sb_printf(b, "%.3f", m->tau);   /* three digits: the bar is 0.6, and 0.597 must not print as 0.60 */
 	if (!isnan(m->tau3))
-		sb_printf(b, " (%.2f over the %d pairs >= 3%% apart)", m->tau3, m->pairs3);
+		sb_printf(b, " (%.3f over the %d pairs >= 3%% apart)", m->tau3, m->pairs3);
 	sb_printf(b, ", median error %.1f%%, top-3 ", 100 * m->mape);
 	if (m->top3_groups)
 		sb_printf(b, "%d/%d (%d trivial)", m->top3_hits, m->top3_groups, m->top3_trivial);
