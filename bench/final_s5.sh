@@ -27,19 +27,19 @@ done
 {
 for lb in -1 -2.5; do
 	bin/cake kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound $lb --iters 5 --check-heads 16 \
-		--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -6
+		--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -6
 	bin/cake kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound $lb --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_lb 2>&1 | tail -4
 done
 bin/cake kda --mode prefill --shape B=1,H=32,T=32768 --lower-bound -1 --iters 3 --check-heads 8 \
-	--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -4
+	--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -4
 bin/cake kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound -5 --iters 3 --check-heads 16 \
-	--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -3
+	--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | tail -3
 bin/cake kda --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 --check-heads 16 2>&1 | tail -4
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in memcheck racecheck synccheck; do
 	"$san" --tool $t --target-processes all bin/cake kda --mode prefill --shape B=1,H=2,T=192 --lower-bound -1 --iters 1 \
-		--kernel tests/corpus/good/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | grep -E "SUMMARY|verdict" | tail -3 | sed "s/^/$t: /"
+		--kernel kernels/kda/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb 2>&1 | grep -E "SUMMARY|verdict" | tail -3 | sed "s/^/$t: /"
 done
 } > "$OUT/kda_chunk.txt" 2>&1
 cat "$OUT/ab.txt" "$OUT/kda_chunk.txt"
