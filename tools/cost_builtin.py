@@ -21,9 +21,10 @@ KEYS = {"eff_tensor": "CC_EFF_TENSOR", "eff_l2": "CC_EFF_L2", "eff_hbm": "CC_EFF
         "launch_us": "CC_LAUNCH_US", "cta_us": "CC_CTA_US", "mem_serial": "CC_MEM_SERIAL",
         "l2_reuse": "CC_L2_REUSE", "gmem_lat_scale": "CC_GMEM_LAT_SCALE", "wgmma_n0": "CC_WGMMA_N0",
         "eff_atomic": "CC_EFF_ATOMIC", "vstmt_us": "CC_VSTMT_US", "tile_us": "CC_TILE_US",
-        "overlap_max": "CC_OVERLAP_MAX", "shfl_cost": "CC_SHFL_COST", "epi_post": "CC_EPI_POST"}
-# the coefficients added in v2 and the value that leaves the v1 equations (coef.c's neutral)
-NEUTRAL = {"tile_us": 0, "overlap_max": 1, "shfl_cost": 0, "epi_post": 0}
+        "overlap_max": "CC_OVERLAP_MAX", "shfl_cost": "CC_SHFL_COST", "epi_post": "CC_EPI_POST",
+        "handoff_us": "CC_HANDOFF_US"}
+# the coefficients added in v2 and v3 and the value that leaves the earlier equations (coef.c's neutral)
+NEUTRAL = {"tile_us": 0, "overlap_max": 1, "shfl_cost": 0, "epi_post": 0, "handoff_us": 0}
 
 
 def newest(name):

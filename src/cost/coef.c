@@ -10,7 +10,7 @@
  * below (builtin[]), so a binary run from any directory still predicts, and
  * tests/unit/test_cost.c checks that the two agree value for value. A
  * coefficient added after a version was fitted (v2's tile_us, overlap_max,
- * shfl_cost, epi_post) may be missing from its file: it reads as its
+ * shfl_cost, epi_post; v3's handoff_us) may be missing from its file: it reads as its
  * neutral value, the one that leaves the equations that version was fitted
  * with, so h200-v1.json still predicts what it did.
  *
@@ -35,6 +35,8 @@ static const struct {
 	double lo, hi;
 	double neutral;             /* for the coefficients added in v2: the value a file without it reads */
 	bool added;                 /* added after v1: may be missing from a model file */
+	int since;                  /* the structure version that added it, when after v2 (0: v1 or v2);
+	                             * the fit searches the newest version's coefficients last (fit.c) */
 } coefs[CC_NCOEF] = {
 	[CC_EFF_TENSOR] = {"eff_tensor", "share of the GPU row's MMA ceiling a wgmma stream reaches (the datasheet's "
 	                   "989.4 TFLOP/s is 1.27 x the measured 781)", 0.3, 1.27},
@@ -66,6 +68,10 @@ static const struct {
 	                  "lanes per clock per SM, an ALU op at 128)", 0, 16, 0, true},
 	[CC_EPI_POST] = {"epi_post", "share of the epilogue's posted global traffic (stores, reductions: nothing waits for "
 	                 "them) that drains under the next tile on the SM instead of delaying it", 0, 1, 0, true},
+	[CC_HANDOFF_US] = {"handoff_us", "switch of one warpgroup between its wgmma and its vector phase (the drain "
+	                   "after its last wgmma, the wake-up from the wait): a third or fourth consumer warpgroup keeps "
+	                   "the share p / (p + handoff_us) of its extra overlap, p its phase, microseconds", 0, 0.5, 0,
+	                   true, 3},
 };
 
 const char *cost_coef_name(int i)
@@ -81,6 +87,13 @@ const char *cost_coef_doc(int i)
 double cost_coef_neutral(int i)
 {
 	return i >= 0 && i < CC_NCOEF ? coefs[i].neutral : 0;
+}
+
+int cost_coef_since(int i)
+{
+	if (i < 0 || i >= CC_NCOEF)
+		return 0;
+	return coefs[i].since > 0 ? coefs[i].since : coefs[i].added ? 2 : 1;
 }
 
 void cost_coef_bounds(int i, double *lo, double *hi)
@@ -113,6 +126,7 @@ void cost_prior(const GpuInfo *g, CostModel *out)
 	out->c[CC_OVERLAP_MAX] = 0.8;
 	out->c[CC_SHFL_COST] = 4;
 	out->c[CC_EPI_POST] = 0.5;
+	out->c[CC_HANDOFF_US] = 0.1;
 	snprintf(out->data_hash, sizeof out->data_hash, "none");
 	snprintf(out->fitted_on, sizeof out->fitted_on, "not fitted: the prior (efficiencies 1, vector 0.5, overlap 0.5)");
 }
@@ -122,7 +136,7 @@ void cost_prior(const GpuInfo *g, CostModel *out)
 /* BEGIN builtin (tools/cost_builtin.py) */
 static const CostModel builtin[] = {
 	{
-		.version = "h200-v2",
+		.version = "h200-v3",
 		.target = "h200",
 		.c = {
 			[CC_EFF_TENSOR] = 1.04618,
@@ -144,6 +158,7 @@ static const CostModel builtin[] = {
 			[CC_OVERLAP_MAX] = 0.769922,
 			[CC_SHFL_COST] = 3.80859,
 			[CC_EPI_POST] = 0.53125,
+			[CC_HANDOFF_US] = 0.112671,
 		},
 		.data_hash = "xxh3-64:da3c45d8154dd8b5",
 		.fitted_on = "483 measurements from h200-real.jsonl, h200-gemm-clean-start-2026-12-01.jsonl, h200-gemm-clean-start-v3-2026-12-01.jsonl, h200-kmeans-clean-start-2026-12-01.jsonl, h200-gemm-calib-2: 326 fitted, 157 held out (1 in 3 candidates)",
@@ -172,6 +187,7 @@ static const CostModel builtin[] = {
 			[CC_OVERLAP_MAX] = 0.769922,
 			[CC_SHFL_COST] = 3.80859,
 			[CC_EPI_POST] = 0.53125,
+			[CC_HANDOFF_US] = 0,
 		},
 		.data_hash = "xxh3-64:da3c45d8154dd8b5",
 		.fitted_on = "transferred from h200-v2 (no H100 measurements yet)",

@@ -160,6 +160,8 @@ typedef enum CostCoef {
 	CC_OVERLAP_MAX,             /* share of min(wgmma, vector) any number of warpgroups can hide */
 	CC_SHFL_COST,               /* SIMT ops one lane shuffle costs (shuffles issue at 32 lanes per clock) */
 	CC_EPI_POST,                /* share of the epilogue's posted traffic that drains under the next tile */
+	/* v3: added after h200-v2 was fitted (neutral 0: the v2 equations) */
+	CC_HANDOFF_US,              /* a warpgroup's switch between its wgmma and vector phases, us */
 	CC_NCOEF
 } CostCoef;
 
@@ -179,6 +181,8 @@ const char *cost_coef_doc(int i);
 /* The value of coefficient i that leaves the equations as they were
  * before it was added (what a model file without it reads). */
 double cost_coef_neutral(int i);
+/* The structure version that added coefficient i (1: v1, 2: v2, ...). */
+int cost_coef_since(int i);
 /* The range the calibration keeps coefficient i in. */
 void cost_coef_bounds(int i, double *lo, double *hi);
 /* The prior: the coefficients before any fit (efficiencies 1, scales 1,
@@ -310,7 +314,10 @@ void cost_split(CostSample *s, int n, int every, bool by_group);
  * the mean squared log error, plus rank_weight times a pairwise ranking loss
  * (candidates of one group in the wrong order), plus a pull toward the prior
  * of weight lambda per coefficient. Starts from *m, writes the result into
- * *m. Deterministic. Returns the final objective. */
+ * *m; the coefficients of the newest structure version (cost_coef_since)
+ * are held at their neutral value until the others have converged, then
+ * searched alone, the others held there. Deterministic. Returns the final
+ * objective. */
 double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
                 CostModel *m);
 /* The same with only the coefficients i with fit[i] searched (fit NULL:

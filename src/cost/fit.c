@@ -22,7 +22,9 @@
  * search ranks candidates, so the time's scale alone is not the target.
  * Coordinate search: each coefficient in turn tries +-step (times its
  * range, clamped to its bounds) and keeps the better value; sweeps repeat
- * until none improves, then the step halves, from 1/4 down to 1/4096. The
+ * until none improves, then the step halves, from 1/4 down to 1/4096 (the
+ * coefficients of the newest structure version in a second search of
+ * their own, from the first's result: cost_fit). The
  * result is rounded to 6 significant digits, the precision a model file
  * holds, so the fitted model and the file it is written to are the same.
  *
@@ -165,7 +167,30 @@ static double objective(CostSample *s, int n, const GpuInfo *g, const CostModel 
 double cost_fit(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,
                 CostModel *m)
 {
-	return cost_fit_some(s, n, g, prior, lambda, rank_weight, NULL, m);
+	/* The coefficients of the newest structure version are fitted last and
+	 * alone: first the older ones, with the new at their neutral value
+	 * (which is the older structure's fit, the same minimum), then only the
+	 * new, the older held there. A new term is judged as a refinement of
+	 * the fitted older structure; searching every coefficient again from
+	 * coarse steps lands in another minimum of the rough objective and mixes
+	 * the optimizer's luck into the new term's effect. */
+	int newest = 1, oldest = 1 << 30;
+	for (int j = 0; j < CC_NCOEF; j++) {
+		int v = cost_coef_since(j);
+		newest = v > newest ? v : newest;
+		oldest = v < oldest ? v : oldest;
+	}
+	if (newest == oldest)
+		return cost_fit_some(s, n, g, prior, lambda, rank_weight, NULL, m);
+	bool older[CC_NCOEF], newer[CC_NCOEF];
+	for (int j = 0; j < CC_NCOEF; j++) {
+		older[j] = cost_coef_since(j) < newest;
+		newer[j] = !older[j];
+		if (newer[j])
+			m->c[j] = cost_coef_neutral(j);
+	}
+	cost_fit_some(s, n, g, prior, lambda, rank_weight, older, m);
+	return cost_fit_some(s, n, g, prior, lambda, rank_weight, newer, m);
 }
 
 double cost_fit_some(CostSample *s, int n, const GpuInfo *g, const CostModel *prior, double lambda, double rank_weight,

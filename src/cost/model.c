@@ -13,8 +13,11 @@
  * latencies L = tma_latency * tma_lat_scale, Lg = gmem_latency * gmem_lat_scale,
  * a wait w = mbar_latency * sync_scale.
  *
- * Consumer warpgroups: ov = overlap_max * (1 - (1 - overlap)^(n - 1)), the
- * share of min(mma, vec) hidden (what `overlap` means in the lines below).
+ * Consumer warpgroups: ov = overlap_max * (overlap + (1 - (1 - overlap)^(n - 1)
+ * - overlap) * keep), the share of min(mma, vec) hidden (what `overlap` means
+ * in the lines below), keep = ph / (ph + handoff_us) with ph = min(mma, vec) / n
+ * the phase of one warpgroup (overlap_share: n = 2 hides overlap_max * overlap;
+ * each further one a share of the rest, less for short phases).
  *
  * Main loop, per iteration (one CTA alone on its SM):
  *   mma = it.flops / R_mma, vec = it.ops / R_vec
@@ -130,6 +133,28 @@ static double vops(const CostSeg *s, double sc)
 static double compute_time(double mma, double vec, double overlap)
 {
 	return fmax(mma, vec) + (1 - overlap) * fmin(mma, vec);
+}
+
+/* The share of min(wgmma, vector) per iteration that n consumer warpgroups
+ * hide. The second warpgroup pairs with the first (ping-pong: one's vector
+ * work under the other's wgmma): overlap_max * overlap. v2 let each further
+ * warpgroup hide the share `overlap` of what is left, up to overlap_max.
+ * v3: a further warpgroup can only slot its phase between the others' when
+ * the phases are long against the switch between them. Each warpgroup
+ * alternates, every iteration, between its wgmma (and the wait for the
+ * group to drain) and its vector work on the result; a switch costs a fixed
+ * time h (handoff_us: the drain after the last wgmma, the wake-up from the
+ * wait) that nothing overlaps, so of the gain beyond the pair only the
+ * share ph / (ph + h) is kept, ph = min(wgmma, vector) / n the phase of one
+ * warpgroup (a narrow tile split over four warpgroups gains little over
+ * two). h = 0 is the v2 equation. */
+static double overlap_share(const double *k, int n, const CostPrediction *p)
+{
+	if (n < 2)
+		return 0;
+	double pair = k[CC_OVERLAP], all = 1 - pow(1 - k[CC_OVERLAP], n - 1), h = k[CC_HANDOFF_US];
+	double ph = fmin(p->mma_it_us, p->vec_it_us) / n, keep = ph > 0 && h > 0 ? ph / (ph + h) : 1;
+	return k[CC_OVERLAP_MAX] * (pair + (all - pair) * keep);
 }
 
 static void suggest(CostPrediction *p, double save, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -254,13 +279,15 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 	 * wgmma / vector time the others leave exposed (one warpgroup waits for
 	 * its own wgmma before its vector work: nothing is hidden) */
 	int wgs = c->consumer_wgs > 0 ? c->consumer_wgs : 1;
-	double ov = k[CC_OVERLAP_MAX] * (1 - pow(1 - k[CC_OVERLAP], wgs - 1));
+	if (c->has_loop) {
+		p->mma_it_us = c->it.mma_flops / R_mma;
+		p->vec_it_us = vops(&c->it, sc) / R_vec + c->it.vstmts * vs;
+	}
+	double ov = overlap_share(k, wgs, p);
 
 	/* the main loop */
 	double it = 0, fill = 0, epi = 0, serial = 0, exposed = 0, sync_it = 0, unhidden_it = 0;
 	if (c->has_loop) {
-		p->mma_it_us = c->it.mma_flops / R_mma;
-		p->vec_it_us = vops(&c->it, sc) / R_vec + c->it.vstmts * vs;
 		sync_it = c->it.waits * wt;
 		p->core_us = compute_time(p->mma_it_us, p->vec_it_us, ov) + sync_it;
 		unhidden_it = (1 - ov) * fmin(p->mma_it_us, p->vec_it_us);
@@ -473,7 +500,7 @@ static void predict(const CostCounts *c, const CostWork *w, const GpuInfo *g, co
 		suggest(p, p->l2_us - fmax(p->tensor_us, p->hbm_us), "the tiles move %.2f GB through L2 for %.2f GB of DRAM "
 		        "traffic (%.0fx reuse): a larger output tile or a cluster multicast (`cluster`) cuts it",
 		        c->tile.bytes * tiles * 1e-9, w->bytes * 1e-9, w->bytes > 0 ? c->tile.bytes * tiles / w->bytes : 0);
-	double ov_next = k[CC_OVERLAP_MAX] * (1 - pow(1 - k[CC_OVERLAP], wgs));   /* with one more warpgroup */
+	double ov_next = overlap_share(k, wgs + 1, p);   /* with one more warpgroup */
 	if (c->has_loop && unhidden_it > 0.05 * it && wgs < 4)
 		suggest(p, c->iters * chain_tiles * (ov_next - ov) * fmin(p->mma_it_us, p->vec_it_us), "role %s: vector work (%.0f ops per "
 		        "iteration, %.2f us) and wgmma (%.2f us) overlap %.0f%% in %d consumer warpgroup%s: %d (role warps +4, "

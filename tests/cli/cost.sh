@@ -97,14 +97,16 @@ ALL="$ALL --data $M/h200-gemm-calib-2026-12-01.jsonl --data $M/h200-kmeans-calib
 run calibrate $ALL --rank-weight 30 -o "$T/h200-v7.json"
 expect "calibrate -o (every committed measurement set)" 0 out "^wrote $T/h200-v7.json \(version h200-v7\)" \
 	out '^calibrate h200: 483 measurements used of 483 rows' out '^  kmeans_assign +[0-9]+ samples, 4 groups of 2\+'
-cmp -s "$T/h200-v7.json" data/cost/h200-v2.json && bad "v7 differs from v2 only in its version" "identical" || true
-sed 's/h200-v7/h200-v2/' "$T/h200-v7.json" | cmp -s - data/cost/h200-v2.json \
-	&& ok "the committed h200-v2 is this fit (same coefficients and data hash)" \
-	|| bad "the committed h200-v2 is this fit" "$(diff "$T/h200-v7.json" data/cost/h200-v2.json)"
+cmp -s "$T/h200-v7.json" data/cost/h200-v3.json && bad "v7 differs from v3 only in its version" "identical" || true
+sed 's/h200-v7/h200-v3/' "$T/h200-v7.json" | cmp -s - data/cost/h200-v3.json \
+	&& ok "the committed h200-v3 is this fit (same coefficients and data hash)" \
+	|| bad "the committed h200-v3 is this fit" "$(diff "$T/h200-v7.json" data/cost/h200-v3.json)"
+run cost "$G" --shape "$S" --model data/cost/h200-v2.json
+expect "cost --model h200-v2 (before handoff_us: it reads neutral)" 0 out 'cost model h200-v2'
 run cost "$G" --shape "$S" --model data/cost/h200-v1.json
 expect "cost --model h200-v1 (before the v2 coefficients: they read neutral)" 0 out 'cost model h200-v1'
 run cost "$G" --shape "$S"
-expect "cost: the default is the newest version" 0 out 'cost model h200-v2'
+expect "cost: the default is the newest version" 0 out 'cost model h200-v3'
 run cost "$G" --shape "$S" --model "$T/h200-v7.json"
 expect "cost --model the new version" 0 out 'cost model h200-v7'
 mkdir -p "$T/models" && cp "$T/h200-v7.json" "$T/models/"

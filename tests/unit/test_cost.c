@@ -16,8 +16,8 @@
  *     overlapped is sync (the overlap counts half to each), and the same
  *     with a ring that keeps L2 70 % busy underneath is memory;
  *   - refusal of an uncalibrated (b200) and an unknown target;
- *   - the built-in models equal the newest committed data/cost/NAME-vN.json files (v2), and
- *     the v1 files still load, their missing v2 coefficients neutral;
+ *   - the built-in models equal the newest committed data/cost/NAME-vN.json files (h200-v3,
+ *     h100-v2), and the v1 and v2 files still load, their missing coefficients neutral;
  *     a model file round-trips, and broken ones are refused with a reason;
  *   - the split holds out whole groups, deterministically; the metrics on a
  *     hand-made ranking; the fit recovers known coefficients from times
@@ -391,6 +391,7 @@ static void test_classify_overlap(void **state)
 	CostModel m = plain(g);
 	m.c[CC_OVERLAP] = 0.5;
 	m.c[CC_OVERLAP_MAX] = 1;   /* 4 warpgroups hide 1 - 0.5^3 = 87.5 % */
+	m.c[CC_HANDOFF_US] = 0;    /* the v2 overlap (v3's switch cost is checked below) */
 	CostWork w = {.flops = 1, .bytes = 1, .source = "test"};
 	CostPrediction p;
 	/* wgmma alone: the tensor cores set the time */
@@ -420,6 +421,13 @@ static void test_classify_overlap(void **state)
 	assert_true(p.mem_busy > 0.65 && p.mem_busy < 0.75);
 	assert_string_equal(p.bottleneck, "memory");
 	assert_int_equal(p.rule, COST_RULE_MEMORY_BUSY);
+	/* v3: a switch of 0.25 us against phases of 1 / 4 us: the pair keeps
+	 * its 50 %, the third and fourth warpgroups half of their 37.5 %:
+	 * 68.75 % hidden, 1 + 0.3125 us per iteration */
+	m.c[CC_HANDOFF_US] = 0.25;
+	c = overlap_counts(1.0, 4096);
+	cost_predict(&c, &w, g, &m, &p);
+	close_to(p.core_us, 1.3125, 1e-9);
 }
 
 static void test_refusal(void **state)
@@ -463,10 +471,11 @@ static void same_model(const CostModel *a, const CostModel *b)
 static void test_builtin_is_committed(void **state)
 {
 	const char *names[] = {"h200", "h100"};
+	const int newest[] = {3, 2};     /* h100 has no measurements: still the v2 transfer */
 	for (int i = 0; i < 2; i++) {
 		const GpuInfo *g = gpu_info(names[i]);
 		char path[128], err[512];
-		snprintf(path, sizeof path, "data/cost/%s-v2.json", names[i]);
+		snprintf(path, sizeof path, "data/cost/%s-v%d.json", names[i], newest[i]);
 		CostModel m;
 		if (!cost_model_load(g, path, &m, NULL, 0, err, sizeof err)) {
 			print_error("%s\n", err);
@@ -484,6 +493,10 @@ static void test_builtin_is_committed(void **state)
 	assert_string_equal(v1.version, "h200-v1");
 	for (int i = CC_TILE_US; i < CC_NCOEF; i++)
 		assert_true(v1.c[i] == cost_coef_neutral(i));
+	/* v2 predates handoff_us: it reads neutral (0, the v2 overlap) */
+	CostModel v2;
+	assert_true(cost_model_load(gpu_info("h200"), "data/cost/h200-v2.json", &v2, NULL, 0, err, sizeof err));
+	assert_true(v2.c[CC_HANDOFF_US] == cost_coef_neutral(CC_HANDOFF_US) && v2.c[CC_HANDOFF_US] == 0);
 }
 
 static void test_model_files(void **state)
