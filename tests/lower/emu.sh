@@ -157,12 +157,14 @@ KERNEL=gemm_bf16_splitk MUTATE='s|k < ((ks + 1) \* (K / 64) / S)|k < ((ks + 1) *
 # the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
 # every primitive above, against the float64 recurrence with the kda family's tolerance
 # (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
-chunk() {
-	B=$1 T=$2 H=$3 seed=$4 want=${5:-0}
-	f=tests/corpus/good/kda_prefill_chunk.cake
+# chunk_run FILE B T H LB SEED [WANT]: LB "-" is the K-first sketch (kda_emu's `kv` names, the
+# softplus gate), else the lower bound of the family-bound kernel
+chunk_run() {
+	f=$1 B=$2 T=$3 H=$4 lb=$5 seed=$6 want=${7:-0}
+	if [ "$lb" = - ]; then gl=0 kv=kv drvlb= label="$(basename "$f" .cake) B=$B T=$T H=$H"
+	else gl=$lb kv= drvlb="lower_bound=$lb" label="$(basename "$f" .cake) B=$B T=$T H=$H lb=$lb"; fi
 	d=$TMP/chunk.$seed
 	mkdir -p "$d"
-	label="kda_prefill_chunk B=$B T=$T H=$H"
 	if ! "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" || ! "$CAKE" build "$f" --emit=plan -o "$d/plan" 2>>"$d/err"; then
 		bad "$label: cake build failed"; grep error "$d/err" | head -5; return
 	fi
@@ -171,17 +173,18 @@ chunk() {
 	   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>"$d/err"; then
 		bad "$label: the emulator driver does not build"; sed 's/^/    /' "$d/err" | head -10; return
 	fi
-	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv || { bad "$label: gen"; return; }
-	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" >"$d/run" 2>&1; then
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 "$gl" 0 "$seed" 0 $kv || { bad "$label: gen"; return; }
+	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" $drvlb >"$d/run" 2>&1; then
 		bad "$label: the emulated kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
-	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 0 0 "$seed" 0 kv >"$d/chk" 2>&1
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 "$gl" 0 "$seed" 0 $kv >"$d/chk" 2>&1
 	rc=$?
 	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
 	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
 	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
 	rm -rf "$d"
 }
+chunk() { chunk_run tests/corpus/good/kda_prefill_chunk.cake "$1" "$2" "$3" - "$4" "${5:-0}"; }
 chunk 2 256 2 22
 chunk 1 128 3 24
 # ... and it must be able to fail: the state no longer decays between chunks
@@ -192,31 +195,7 @@ MUTATE='s/S\[a_\] = (rl\([0-9]*\)_\[mt_ \* 2 + h_\] \* S\[a_\]);/S[a_] = (S[a_])
 # for lambda in [-5, 0), so lambda = -5 (the paper's and FlashKDA's setting) runs as well as
 # -1 and -2.5; the decay S^T Diag(e^G_C) goes through the cols() relayout of a split column
 # vector, which the mutation drops
-chunk_lb() {
-	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
-	f=kernels/kda/kda_prefill_chunk_lb.cake
-	d=$TMP/chunk_lb.$seed
-	mkdir -p "$d"
-	label="kda_prefill_chunk_lb B=$B T=$T H=$H lb=$lb"
-	if ! "$CAKE" build "$f" --emit=cuda -o "$d/k.cu" 2>"$d/err" || ! "$CAKE" build "$f" --emit=plan -o "$d/plan" 2>>"$d/err"; then
-		bad "$label: cake build failed"; grep error "$d/err" | head -5; return
-	fi
-	[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/k.cu"
-	if ! python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" --plan "$d/plan" 2>"$d/err" ||
-	   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>"$d/err"; then
-		bad "$label: the emulator driver does not build"; sed 's/^/    /' "$d/err" | head -10; return
-	fi
-	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
-	if ! "$d/drv" "$d" B="$B" T="$T" H="$H" lower_bound="$lb" >"$d/run" 2>&1; then
-		bad "$label: the emulated kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
-	fi
-	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
-	rc=$?
-	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
-	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
-	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
-	rm -rf "$d"
-}
+chunk_lb() { chunk_run kernels/kda/kda_prefill_chunk_lb.cake "$@"; }
 chunk_lb 1 192 2 -1 26
 chunk_lb 2 256 2 -2.5 27
 chunk_lb 1 256 2 -5 30

@@ -239,29 +239,37 @@ static void test_memory_bound(void **state)
 	assert_string_equal(p.occ_limit, "threads");
 }
 
-static void test_stages_latency(void **state)
+/* One tile per SM and one pipelined loop in `role`: `iters` iterations of `mma_us` of bf16 wgmma
+ * per SM, fed by a ring of `stages` stages of `bytes` each (released after the wgmma). */
+static CostCounts ring_counts(const char *role, int stages, int iters, double bytes, double mma_us)
 {
-	char err[256];
-	const GpuInfo *g = cost_target("h200", err, sizeof err);
-	CostModel m = plain(g);
 	CostCounts c = memory_counts();
 	c.tiles = 132;
 	c.extent[0] = 132;
 	c.serial = (CostSeg){0};
 	c.has_loop = true;
 	c.pipe = "ab";
-	c.loop_role = "mma";
-	c.stages = 2;
-	c.iters = 100;
-	c.it.bytes = 32768;
-	c.it.mma_flops = 0.1e-6 * 781e12 / 132;   /* 0.1 us of wgmma */
-	c.hold = c.it;                            /* the ring is released after the wgmma */
-	c.stage_stride = 32768;
+	c.loop_role = role;
+	c.stages = stages;
+	c.iters = iters;
+	c.it.bytes = bytes;
+	c.it.mma_flops = mma_us * 1e-6 * 781e12 / 132;
+	c.hold = c.it;
+	c.stage_stride = (long long)bytes;
 	c.smem_other = 1024;
-	c.smem_bytes = 2 * 32768 + 1024;
+	c.smem_bytes = stages * (long long)bytes + 1024;
 	c.tile.bytes = c.it.bytes * c.iters;
 	c.tile.mma_flops = c.it.mma_flops * c.iters;
 	c.mma_dt = DT_BF16;
+	return c;
+}
+
+static void test_stages_latency(void **state)
+{
+	char err[256];
+	const GpuInfo *g = cost_target("h200", err, sizeof err);
+	CostModel m = plain(g);
+	CostCounts c = ring_counts("mma", 2, 100, 32768, 0.1);
 	CostWork w = {.flops = 1, .bytes = 1, .source = "test"};
 	CostPrediction p;
 	cost_predict(&c, &w, g, &m, &p);
@@ -360,27 +368,11 @@ static void test_classify_rule(void **state)
  * and `vec` us of vector work, fed by a 4-stage ring of `bytes` per stage. */
 static CostCounts overlap_counts(double vec, double bytes)
 {
-	CostCounts c = memory_counts();
-	c.tiles = 132;
-	c.extent[0] = 132;
-	c.serial = (CostSeg){0};
-	c.has_loop = true;
-	c.pipe = "ab";
-	c.loop_role = "dist";
+	CostCounts c = ring_counts("dist", 4, 100, bytes, 1.0);
 	c.consumer_wgs = 4;
-	c.stages = 4;
-	c.iters = 100;
-	c.it.bytes = bytes;
-	c.it.mma_flops = 1e-6 * 781e12 / 132;
 	c.it.vec_ops = vec * 128 * 1980;   /* 128 lanes x 1.98 GHz, eff_vec 1 */
 	c.hold = c.it;
-	c.stage_stride = (long long)bytes;
-	c.smem_other = 1024;
-	c.smem_bytes = 4 * (long long)bytes + 1024;
-	c.tile.bytes = c.it.bytes * c.iters;
-	c.tile.mma_flops = c.it.mma_flops * c.iters;
 	c.tile.vec_ops = c.it.vec_ops * c.iters;
-	c.mma_dt = DT_BF16;
 	return c;
 }
 
