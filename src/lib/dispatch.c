@@ -411,7 +411,7 @@ int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *o)
 	KmPlan p;
 	memset(&p, 0, sizeof p);
 	p.B = v[0], p.N = v[1], p.D = v[2], p.K = v[3], p.f16 = (int)v[4];
-	km_padding(p.N, p.D, p.K, &p.Np, &p.Kp);
+	km_padding(p.N, p.K, &p.Np, &p.Kp);
 	for (int r = 0; r < KM_NASSIGN; r++)
 		o->guard[0][r] = km_assign_ok(ls, &p, r, &f);
 	for (int r = 0; r < KM_U_ATOMIC; r++)
