@@ -49,7 +49,7 @@ static const struct Command {
 	{"kda", cmd_kda,
 	 "kda [--shape B=..,H=..,T=..] [--mode decode|prefill] [--state f32|bf16] [--seqlens a,b,c]\n"
 	 "           [--lower-bound L] [--kernel FILE[:NAME]] [--iters N] [--check-heads N] [--no-check]\n"
-	 "           [--no-graph] [--seed S] [--device N] [--format=text|json]\n"
+	 "           [--no-graph] [--allow-spills] [--seed S] [--device N] [--format=text|json]\n"
 	 "      one Kimi Delta Attention layer (decode step or prefill) on the GPU with the kernels/kda\n"
 	 "      kernels, checked against the float64 recurrence, timed (decode from a CUDA graph)"},
 	{"eval", cmd_eval,

@@ -544,6 +544,7 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	status = 1;
 	char err[512];
 	CakeOptions co = cake_options(CAKE_JIT);
+	co.allow_spills = o->allow_spills;
 	if (cake_jit(&r->u, &co)) {
 		print_diags(r);
 		fprintf(stderr, "cake kda: compiling '%s': %s\n%s", r->name, r->u.error, r->u.jit.log ? r->u.jit.log : "");

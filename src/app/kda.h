@@ -28,6 +28,7 @@ typedef struct KdaOpts {
 	bool lower_bound_gate;      /* --lower-bound L: the lower-bound gate */
 	double lower_bound;
 	bool json, check, graph;
+	bool allow_spills;          /* --allow-spills: run a kernel that spills (a timing experiment) */
 	int iters, warmup, graph_launches, check_heads, device;
 	uint64_t seed;
 	const char *dir;            /* the kernels folder (kernels/kda) */

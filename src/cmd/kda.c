@@ -4,7 +4,8 @@
  *   cake kda [--shape B=..,H=..,T=..[,K=..,V=..]] [--mode decode|prefill] [--state f32|bf16]
  *            [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME]] [--kernels DIR]
  *            [--iters N] [--warmup N] [--graph-launches N] [--no-graph] [--check-heads N]
- *            [--no-check] [--seed S] [--poison INPUT=INDEX] [--dump DIR] [--device N] [--format=text|json]
+ *            [--no-check] [--allow-spills] [--seed S] [--poison INPUT=INDEX] [--dump DIR] [--device N]
+ *            [--format=text|json]
  *
  * Parses the options, refuses what they cannot mean, runs the app and prints
  * its report. Everything else (the kernel, the check, the timing) is the
@@ -23,7 +24,7 @@ static int kda_usage(const char *fmt, const char *arg)
 	fprintf(stderr, "\nusage: cake kda [--shape B=..,H=..,T=..[,K=..,V=..]] [--mode decode|prefill] [--state f32|bf16]\n"
 	                "                [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME]] [--kernels DIR] [--iters N]\n"
 	                "                [--warmup N] [--graph-launches N] [--no-graph] [--check-heads N] [--no-check] [--seed S]\n"
-	                "                [--poison INPUT=INDEX] [--dump DIR] [--device N] [--format=text|json]\n");
+	                "                [--allow-spills] [--poison INPUT=INDEX] [--dump DIR] [--device N] [--format=text|json]\n");
 	return 2;
 }
 
@@ -135,6 +136,8 @@ static int parse_kda_args(int argc, char **argv, KdaOpts *o)
 			o->check = false;
 		else if (!strcmp(a, "--no-graph"))
 			o->graph = false;
+		else if (!strcmp(a, "--allow-spills"))
+			o->allow_spills = true;
 		else
 			return kda_usage("unknown argument '%s'", a);
 		if (st)
