@@ -23,7 +23,8 @@
 # the solve, so it is not held through it. The round products are `split n` [64, 64] tiles
 # (m64n32 per warpgroup): 16 registers each instead of 32.
 # Registers: the math role at 232 and the load role at 40 (128 x 40 + 256 x 232 = 64512):
-# 0 spills there with NVRTC 13; 216 and 224 spill (8 and 24 bytes).
+# 0 spills there with NVRTC 13 (216 and 224 spilled 8 and 24 bytes before the lowering's
+# block-sweep trisolve and MUFU exp of session 7; now they fit too).
 # One CTA per (batch, head); a load warpgroup streams q, k, v through a 2-stage TMA ring; the
 # ring slot is handed back after the last read of qs and vs (after the rounds).
 # `cake kda --mode prefill --lower-bound L` runs it for B sequences of T tokens whenever T is in

@@ -1190,9 +1190,10 @@ static void derive_frags(Der *d)
 /* ---- shared scratch of the lowering ----
  *
  * trisolve(L, B) into a [R, C] accumulator-layout fragment transposes through shared
- * memory (sm90_acc.c): L's lower triangle as R (R + 1) / 2 f32 (packed by rows, the part
- * above the diagonal is never read) and the right-hand side as R x (P + 1) f32, one
- * column per thread while it solves, P columns at a time. The region is placed after the
+ * memory (sm90_acc.c): L's lower triangle as four row groups of plan_trisolve_group(R) f32
+ * (rows 4 m + q in group q, so each thread of a column's lane quad finds its rows at constant
+ * offsets), and the right-hand side as R x (P + 1) f32, one column per lane quad while it
+ * solves, P columns at a time. The region is placed after the
  * barriers, 16-byte aligned, one part per role that solves, sized for its largest trisolve
  * (a role's solves never overlap: each ends with a barrier over the role), and counted in
  * the shared memory the launch requests. P is all of C when that fits the limit; otherwise
@@ -1219,7 +1220,7 @@ static void scratch_visit(void *st, Stmt *s, const SchedStmt *w)
 	long long P = q->pass && q->pass < f->cols ? q->pass : f->cols;
 	while (f->cols % P)
 		P /= 2;
-	long long b = 4 * (f->rows * (f->rows + 1) / 2 + f->rows * (P + 1));
+	long long b = 4 * (4 * plan_trisolve_group(f->rows) + f->rows * (P + 1));
 	b = (b + 15) / 16 * 16;
 	if (b > q->role_bytes[f->role])
 		q->role_bytes[f->role] = b;

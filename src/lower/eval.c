@@ -181,8 +181,12 @@ bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
 	const char *n = e->name;
 	bool flt = e->type.dt == DT_F32 || e->type.dt == DT_BF16 || e->type.dt == DT_F16 || e->type.dt == DT_NONE;
 	static const struct { const char *ir, *c; } un[] = {
-		{"exp", "expf"}, {"exp2", "exp2f"}, {"log", "logf"}, {"log2", "log2f"}, {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
+		{"exp2", "exp2f"}, {"log", "logf"}, {"log2", "log2f"}, {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
 	};
+	if (!strcmp(n, "exp")) {   /* ex2.approx.ftz on x log2(e) (MUFU): see LANGUAGE.md on its precision */
+		sb_printf(out, "__expf(%s)", a[0]);
+		return true;
+	}
 	for (size_t i = 0; i < NELEM(un); i++)
 		if (strcmp(n, un[i].ir) == 0) {
 			sb_printf(out, "%s(%s)", un[i].c, a[0]);
@@ -195,11 +199,11 @@ bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
 	else if (!strcmp(n, "abs"))
 		sb_printf(out, "%s(%s)", flt ? "fabsf" : "abs", a[0]);
 	else if (!strcmp(n, "sigmoid"))
-		sb_printf(out, "(1.0f / (1.0f + expf(-(%s))))", a[0]);
+		sb_printf(out, "__fdividef(1.0f, 1.0f + __expf(-(%s)))", a[0]);
 	else if (!strcmp(n, "silu"))
-		sb_printf(out, "((%s) / (1.0f + expf(-(%s))))", a[0], a[0]);
+		sb_printf(out, "__fdividef((%s), 1.0f + __expf(-(%s)))", a[0], a[0]);
 	else if (!strcmp(n, "softplus"))   /* torch's threshold: x above 20 is its own softplus */
-		sb_printf(out, "((%s) > 20.0f ? (%s) : log1pf(expf(%s)))", a[0], a[0], a[0]);
+		sb_printf(out, "((%s) > 20.0f ? (%s) : log1pf(__expf(%s)))", a[0], a[0], a[0]);
 	else if (!strcmp(n, "bf16") || !strcmp(n, "f16"))
 		sb_printf(out, "%s((float)(%s))", n[0] == 'b' ? "round_bf16" : "round_f16", a[0]);
 	else

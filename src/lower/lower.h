@@ -355,6 +355,16 @@ int plan_buffer_index(const Plan *p, const char *name);
 int plan_barrier_index(const Plan *p, const char *name);
 int plan_pipe_index(const Plan *p, const char *name);
 int plan_frag_index(const Plan *p, const char *name);
+/* The f32 stride of the four row groups of trisolve's L (R rows) in the lowering's scratch:
+ * rows 4 m + q (q fixed) one after the other, row m padded to 4 m + 4 entries, so a thread's
+ * rows lie at offsets 2 m (m + 1) from its group's start and every 4-column block of a row is
+ * 16-byte aligned; 4 more than a multiple of 32 floats, so the groups the four threads of a
+ * lane quad read at once fall in different banks. */
+static inline long long plan_trisolve_group(long long R)
+{
+	long long R4 = (R + 3) / 4, n = 2 * R4 * R4 + 2 * R4;
+	return (n + 27) / 32 * 32 + 4;
+}
 /* The PlanLoop of a pipelined S_FOR, or NULL. */
 const PlanLoop *plan_loop_of(const Plan *p, const Stmt *loop);
 /* Index of the tensor map a `tma` load statement uses, or -1. */

@@ -25,17 +25,25 @@
  *
  *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64; B and
  *                  X [R, C]) through the role's part of the lowering's shared scratch
- *                  (Plan.scratch_role, derive_scratch): the holders of L's lower triangle
- *                  (packed by rows, R (R + 1) / 2 values) and of B write them as f32 (one
- *                  warpgroup for an unsplit operand, each
- *                  warpgroup its rows or columns of a split one), a named barrier, then one
- *                  thread per column of B (the role's threads take the C columns in turn)
- *                  loads its column into R registers and solves it down the rows, fully
- *                  unrolled: x_i = (b_i - sum_{j<i} L_ij x_j) / L_ii, with L read as
- *                  broadcasts and four partial sums per row to keep the FMA chains short;
- *                  it writes the column back, a barrier, every thread reads the elements
- *                  of X it holds, and a last barrier frees the scratch. The strictly upper
- *                  part of L is never read.
+ *                  (Plan.scratch_role, derive_scratch). The holders of L's lower triangle write
+ *                  it as f32 in four row groups (rows 4 m + q in group q, row m padded to 4 m + 4
+ *                  entries, plan_trisolve_group), the holders of B write it row-major (one
+ *                  warpgroup for an unsplit operand, each warpgroup its rows or columns of a split
+ *                  one), a named barrier. Then a lane quad per column of B (the role's quads take
+ *                  the C columns in turn, one at a time): thread q of the quad holds rows q,
+ *                  q + 4, ... of the column and the quad sweeps it four rows at a time. In block
+ *                  b the four threads finish rows 4b .. 4b + 3 with four shuffles (the owner of
+ *                  row 4b + t scales it by 1 / L_ii, rcp.approx, and hands it on; the others take
+ *                  L_r,4b+t x off their row of the block), every later row takes the block's four
+ *                  x off at once (one 4-column read of its row of L), the finished row goes back
+ *                  over B, and the rows move up one. Every thread of the role runs the sweep (a
+ *                  quad past C sweeps zeros and stores nothing), so the shuffles take the full
+ *                  mask; the block loop is not unrolled, so ptxas does not hoist the triangle's
+ *                  loads into registers. A barrier, every thread reads the elements of X it
+ *                  holds, and a last barrier frees the scratch. The strictly upper part of L is
+ *                  loaded with its block but never used. (Session 6's solve, one thread per
+ *                  column summing each row, took 46% of the chunked KDA prefill's time on the
+ *                  H200: 64 of 256 threads worked, each through a 2080-FMA chain.)
  *
  * Everything else of the accumulator layout (row reductions, column reductions, loads,
  * stores, wgmma) is in sm90.c; these functions are called from its statement dispatch and
@@ -140,7 +148,7 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
  * expression `arr` with row stride ld: one warpgroup writes a replicated (unsplit) tile.
  * With pass (a C expression) the columns pass * P .. pass * P + P - 1 only, at column - pass * P.
  * ld 0: the lower triangle only, packed by rows (element (i, j <= i) at i (i + 1) / 2 + j). */
-static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld, const char *pass, long long P)
+static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char *arr, long long ld, long long grp, const char *pass, long long P)
 {
 	const PlanRole *r = &e->p->roles[e->role];
 	bool once = ref->split == SPLIT_NONE && r->nwg > 1;
@@ -155,10 +163,10 @@ static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char 
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
 	sm90_acc_decode(e, ref);
-	if (!ld) {
-		sm90_line(e, "\tconst int i_ = row0_ + mt_ * 64 + 8 * h_, c_ = col0_ + 8 * j_ + e_;");
-		sm90_line(e, "\tif (c_ <= i_)   /* the lower triangle, packed */");
-		sm90_line(e, "\t\t%s[i_ * (i_ + 1) / 2 + c_] = %s;", arr, val);
+	if (grp) {
+		sm90_line(e, "\tconst int i_ = row0_ + mt_ * 64 + 8 * h_, c_ = col0_ + 8 * j_ + e_, m_ = i_ / 4;");
+		sm90_line(e, "\tif (c_ <= i_)   /* the lower triangle: row i_ in group i_ %% 4, at 2 m (m + 1) in it, m = i_ / 4 */");
+		sm90_line(e, "\t\t%s[(i_ %% 4) * %lld + 2 * m_ * (m_ + 1) + c_] = %s;", arr, grp, val);
 	} else if (pass) {
 		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)   /* this pass's columns */", P);
 		sm90_line(e, "\t\t%s[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_] = %s;", arr, ld, val);
@@ -196,41 +204,73 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	while (C % P)
 		P /= 2;
 	long long npass = C / P;
-	long long ldx = P + 1;   /* a padded row: the column reads of consecutive threads stay conflict-free */
+	long long ldx = P + 1;                /* a padded row: the column reads of consecutive rows stay conflict-free */
+	long long R4 = (R + 3) / 4;           /* rows per thread: a lane quad per column, thread q_ holds rows 4 m_ + q_ */
+	long long grp = plan_trisolve_group(R);    /* L's rows 4 m + q, q fixed, one after the other (rows padded to 4 m + 4) */
+	int ncolq = r->nthreads / 4;          /* the role's quads */
+	long long nc = (P + ncolq - 1) / ncolq;   /* columns per quad and pass */
 	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
 	const char *pass = npass > 1 ? "ps_" : NULL;
-	sm90_ir_comment(e, s->span, npass > 1 ? arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back; %lld passes of %lld columns (the scratch that fits)", R, npass, P)
-	                                      : arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, one thread per column solves %lld rows, X back", R));
+	const char *what = arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, a lane quad per column sweeps %lld rows, X back%s", R,
+	                                npass > 1 ? arena_printf(&e->c->arena, "; %lld passes of %lld columns (the scratch that fits)", npass, P) : "");
+	sm90_ir_comment(e, s->span, what);
 	sm90_line(e, "{");
 	e->ind++;
 	sm90_line(e, "const u32 lane_ = lane_id();");
-	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L's lower triangle, %lld rows packed: %lld f32 (the lowering's scratch) */", off, R, R * (R + 1) / 2);
-	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", R * (R + 1) / 2, R, ldx);
-	acc_scatter(e, sb_str(&lv), lf, "tl_", 0, NULL, 0);
+	sm90_line(e, "float *const tl_ = (float *)(cake_smem + (smem_base - smem_u32(cake_smem)) + %lldu);   /* L's lower triangle: 4 groups of %lld f32, rows 4 m + q in group q (the lowering's scratch) */",
+	          off, grp);
+	sm90_line(e, "float *const tx_ = tl_ + %lld;   /* B, then X: %lld x %lld f32 (rows padded by one) */", 4 * grp, R, ldx);
+	sm90_line(e, "const int q_ = (int)(lane_ %% 4u), cq_ = (%s) / 4;   /* rows 4 m_ + q_ of the columns cq_ + %d k_ */", tl, ncolq);
+	sm90_line(e, "const float *const lq_ = tl_ + q_ * %lld;   /* row 4 m_ + q_ of L at lq_ + 2 m_ (m_ + 1) */", grp);
+	acc_scatter(e, sb_str(&lv), lf, "tl_", 0, grp, NULL, 0);
 	if (npass > 1) {
 		sm90_line(e, "#pragma unroll 1");
 		sm90_line(e, "for (int ps_ = 0; ps_ < %lld; ++ps_) {   /* columns ps_ * %lld .. ps_ * %lld + %lld */", npass, P, P, P - 1);
 		e->ind++;
 	}
-	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, pass, P);
+	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, 0, pass, P);
 	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
-	sm90_line(e, "for (int col_ = %s; col_ < %lld; col_ += %d) {   /* this thread's columns */", tl, P, r->nthreads);
-	sm90_line(e, "\tfloat x_[%lld];", R);
-	sm90_line(e, "\t#pragma unroll");
-	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_)", R);
-	sm90_line(e, "\t\tx_[i_] = tx_[i_ * %lld + col_];", ldx);
-	sm90_line(e, "\t#pragma unroll");
-	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_) {", R);
-	sm90_line(e, "\t\tconst float *li_ = tl_ + i_ * (i_ + 1) / 2;   /* row i_ of L, packed */");
-	sm90_line(e, "\t\tfloat p_[4] = {x_[i_], 0.0f, 0.0f, 0.0f};");
-	sm90_line(e, "\t\t#pragma unroll");
-	sm90_line(e, "\t\tfor (int j_ = 0; j_ < i_; ++j_)");
-	sm90_line(e, "\t\t\tp_[j_ %% 4] -= li_[j_] * x_[j_];");
-	sm90_line(e, "\t\tx_[i_] = ((p_[0] + p_[1]) + (p_[2] + p_[3])) / li_[i_];");
+	const char *rin = R % 4 ? arena_printf(&e->c->arena, "4 * m_ + q_ < %lld && ", R) : "";
+	sm90_line(e, "#pragma unroll 1");
+	sm90_line(e, "for (int k_ = 0; k_ < %lld; ++k_) {   /* this quad's columns, one at a time */", nc);
+	e->ind++;
+	sm90_line(e, "const int col_ = cq_ + %d * k_;   /* past P: a quad with no column sweeps zeros, its stores skipped */", ncolq);
+	sm90_line(e, "float x_[%lld];   /* rows 4 m_ + q_ of the column */", R4);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
+	sm90_line(e, "\tx_[m_] = %scol_ < %lld ? tx_[(4 * m_ + q_) * %lld + col_] : 0.0f;", rin, P, ldx);
+	sm90_line(e, "/* block sweep, four rows at a time (rows 4 b_ .. 4 b_ + 3, one per thread of the quad, in x_[0]): the");
+	sm90_line(e, "   quad solves its block with four shuffles (the owner of row 4 b_ + t_ scales it by 1 / L_ii and hands");
+	sm90_line(e, "   it on), every later row takes the block's four x off at once, the finished row goes back to the");
+	sm90_line(e, "   scratch and the rows move up one (x_[m_] holds row 4 (b_ + m_) + q_). Not unrolled: a small loop");
+	sm90_line(e, "   body keeps ptxas from hoisting the whole triangle's loads into registers. */");
+	sm90_line(e, "#pragma unroll 1");
+	sm90_line(e, "for (int b_ = 0; b_ < %lld; ++b_) {", R4);
+	e->ind++;
+	sm90_line(e, "const float *const lb_ = lq_ + 2 * b_ * (b_ + 1) + 4 * b_;   /* row 4 b_ + q_ of L, from column 4 b_ */");
+	sm90_line(e, "const float l0_ = lb_[0], l1_ = lb_[1], l2_ = lb_[2], l3_ = lb_[3];   /* past the diagonal: unused */");
+	sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? l0_ : q_ == 1 ? l1_ : q_ == 2 ? l2_ : l3_);   /* 1 / L_ii, rcp.approx */");
+	sm90_line(e, "float xb_[4];   /* the block's four results */");
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int t_ = 0; t_ < 4; ++t_) {");
+	sm90_line(e, "\tconst float lt_ = t_ == 0 ? l0_ : t_ == 1 ? l1_ : t_ == 2 ? l2_ : l3_;");
+	sm90_line(e, "\txb_[t_] = __shfl_sync(0xffffffffu, x_[0] * ri_, (int)(lane_ & 28u) + t_);   /* every lane: no partial mask */");
+	sm90_line(e, "\tx_[0] = q_ == t_ ? xb_[t_] : q_ > t_ ? x_[0] - lt_ * xb_[t_] : x_[0];");
+	sm90_line(e, "}");
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int m_ = 1; m_ < %lld; ++m_)", R4);
+	sm90_line(e, "\tif (b_ + m_ < %lld) {", R4);
+	sm90_line(e, "\t\tconst float *const lr_ = lq_ + 2 * (b_ + m_) * (b_ + m_ + 1) + 4 * b_;   /* row 4 (b_ + m_) + q_, columns 4 b_ .. */");
+	sm90_line(e, "\t\tx_[m_] -= (lr_[0] * xb_[0] + lr_[1] * xb_[1]) + (lr_[2] * xb_[2] + lr_[3] * xb_[3]);");
 	sm90_line(e, "\t}");
-	sm90_line(e, "\t#pragma unroll");
-	sm90_line(e, "\tfor (int i_ = 0; i_ < %lld; ++i_)", R);
-	sm90_line(e, "\t\ttx_[i_ * %lld + col_] = x_[i_];", ldx);
+	sm90_line(e, "if (%scol_ < %lld)", R % 4 ? arena_printf(&e->c->arena, "4 * b_ + q_ < %lld && ", R) : "", P);
+	sm90_line(e, "\ttx_[(4 * b_ + q_) * %lld + col_] = x_[0];   /* X over B: each column is read and written by its quad */", ldx);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int m_ = 0; m_ + 1 < %lld; ++m_)", R4);
+	sm90_line(e, "\tx_[m_] = x_[m_ + 1];");
+	e->ind--;
+	sm90_line(e, "}");
+	e->ind--;
 	sm90_line(e, "}");
 	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
 	sm90_line(e, "{");

@@ -130,8 +130,8 @@ MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]
 # trisolve: forward substitution through the lowering's shared scratch (unit and non-unit diagonals)
 KERNEL=acc_trisolve acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
 # ... and it must be able to fail: the diagonal no longer divides
-KERNEL=acc_trisolve MUTATE='s|) / li_\[i_\];|) / 1.0f;|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
-# the same in 4 passes of 32 columns (the scratch that fits next to a 200 KB buffer)
+KERNEL=acc_trisolve MUTATE='s|const float ri_ = __fdividef(1.0f, |const float ri_ = 1.0f + 0.0f * (|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+# the same in passes (the scratch that fits next to a 200 KB buffer)
 KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_trisolve.cake tri 2 19
 # wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
 # an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200

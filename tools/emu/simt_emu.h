@@ -355,6 +355,9 @@ static inline float __uint_as_float(u32 u) { float f; memcpy(&f, &u, 4); return 
 static inline u32 __float_as_uint(float f) { u32 u; memcpy(&u, &f, 4); return u; }
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline float __fdividef(float a, float b) { return a / b; }
+static inline float cake_emu_expf(float x) { return expf(x); }   /* CUDA's __expf (glibc declares its own) */
+#define __expf cake_emu_expf
 template <typename A, typename B> static inline typename std::common_type<A, B>::type max(A a, B b)
 {
 	typedef typename std::common_type<A, B>::type T;

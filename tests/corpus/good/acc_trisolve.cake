@@ -3,7 +3,7 @@
 # columns (w = L^-1 x), and a second solve with a non-unit diagonal, a row-scaled right-hand
 # side and an upper triangle of 1e30 that must never be read (u = L2^-1 (beta * x)).
 # acc_trisolve_passes is the same with 200 KB of shared memory taken by a buffer, so the
-# lowering's scratch has room for 32 of the 128 columns only and the solve runs in 4 passes.
+# lowering's scratch has room for 64 of the 128 columns only and the solve runs in 2 passes.
 # tests/lower/emu.sh runs both on the CPU emulator against a float64 forward substitution
 # (tests/lower/acc_emu.c).
 kernel acc_trisolve target sm_90a
