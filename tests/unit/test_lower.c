@@ -1197,7 +1197,7 @@ static void test_thread_tiles(void **state)
 	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
 	const char *t = sb_str(&cu);
 	static const char *must[] = {
-		"const float a = ((1.0f / (1.0f + expf(-((__uint_as_float(ld_global_nc_b32(A + (long long)b))))))) * (2.0f));",
+		"const float a = (__fdividef(1.0f, 1.0f + __expf(-((__uint_as_float(ld_global_nc_b32(A + (long long)b)))))) * (2.0f));",
 		"ld_global_nc_v4(p_ + q_ * 4, wv_);",                               /* 16-byte row pieces */
 		"const float *p_ = src_ + (long long)((i_) * 4 + (int)warp) * 128;",  /* row (i W + w) */
 		"v_[u_] = v_[u_] + (float)__shfl_xor_sync(0xffffffffu, v_[u_], o_);",
@@ -1289,9 +1289,11 @@ static void test_acc_primitives(void **state)
 	assert_int_equal(v->wg_cols, 64);
 	assert_int_equal(v->regs_per_thread, 16);
 	assert_int_equal(gc->split, SPLIT_N);     /* a colsum of a split-n tile */
-	/* trisolve's scratch after the (absent) buffers: L's packed lower triangle (64 * 65 / 2) and
-	 * B 64 x 129 f32, all columns at once */
-	assert_int_equal(p->scratch_bytes, 4 * (64 * 65 / 2 + 64 * 129));
+	/* trisolve's scratch after the (absent) buffers: L's lower triangle in four row groups of
+	 * 548 f32 (rows 4 m + q, row m padded to 4 m + 4; 544 rounded to 4 past a multiple of 32)
+	 * and B 64 x 129 f32, all columns at once */
+	assert_int_equal(plan_trisolve_group(64), 548);
+	assert_int_equal(p->scratch_bytes, 4 * (4 * 548 + 64 * 129));
 	assert_int_equal(p->scratch_role[0], p->scratch_offset);
 	assert_int_equal(p->scratch_cols[0], 128);
 	assert_true(p->smem_used >= p->scratch_offset + p->scratch_bytes);
@@ -1305,7 +1307,7 @@ static void test_acc_primitives(void **state)
 		"rsqrtf(",
 		"__shfl_up_sync(0xffffffffu, v_[a_], o_);",               /* the scan's ladder */
 		"float (*const cu",                                       /* ... and its block totals */
-		"x_[i_] = ((p_[0] + p_[1]) + (p_[2] + p_[3])) / li_[i_];",  /* forward substitution */
+		"xb_[t_] = __shfl_sync(0xffffffffu, x_[0] * ri_, (int)(lane_ & 28u) + t_);",  /* forward substitution, a block of four rows */
 		"float *const rv",                                        /* rows() of a column vector */
 		"(cake_smem + 0u);",                                      /* the exchanges in the solve's scratch, */
 	};
