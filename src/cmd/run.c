@@ -349,7 +349,10 @@ int cmd_run(int argc, char **argv)
 	}
 	j.k = u.kernels[0];
 	j.plan = u.plans[0];
-	j.fam = j.k->family ? family_find(family_builtin(), j.k->family->name) : NULL;
+	j.fam = family_of_kernel(j.k);
+	if (j.k->family && j.k->family->stage)
+		fprintf(stderr, "cake run: note: kernel '%s' is a stage of a %s chain: run on its own it has no oracle (run the chain, e.g. cake kda --kernel FILE:A+B)\n",
+		        j.k->name, j.k->family->name);
 	j.scalars = family_scalars(j.fam, j.k);   /* the family's defaults; NAME=VALUE overrides */
 	if (!bind(&o, j.k, &j))
 		goto out;

@@ -31,6 +31,11 @@ FamilyTable family_builtin(void)
 	return (FamilyTable){builtin, (int)NELEM(builtin)};
 }
 
+const Family *family_of_kernel(const Kernel *k)
+{
+	return k && k->family && !k->family->stage ? family_find(family_builtin(), k->family->name) : NULL;
+}
+
 const Family *family_find(FamilyTable t, const char *name)
 {
 	for (int i = 0; name && i < t.n; i++)
@@ -56,7 +61,14 @@ int family_check_program(FamilyTable t, const Program *prog, DiagList *dl)
 		const Kernel *k = prog->kernels[i];
 		const Family *f = k->family ? family_find(t, k->family->name) : NULL;
 		char why[256];
-		if (!f || !k->sema_ok || f->fits(k, why, sizeof why))
+		if (f && k->sema_ok && k->family->stage && !f->fits_stage) {
+			Diag *d = diag_add(dl, "CK-SEM-044", SEV_ERROR, k->family->stage_span, "kernel '%s': family '%s' runs no chains of stages", k->name,
+			                   f->name);
+			diag_set(&d->hint, "drop `stage`: the kernel must then hold the whole contract (%s)", f->params);
+			errs++;
+			continue;
+		}
+		if (!f || !k->sema_ok || (k->family->stage ? f->fits_stage(k, why, sizeof why) : f->fits(k, why, sizeof why)))
 			continue;
 		Diag *d = diag_add(dl, "CK-SEM-044", SEV_ERROR, k->family->name_span, "kernel '%s' does not fit family '%s': %s", k->name,
 		                   f->name, why);

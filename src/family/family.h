@@ -92,6 +92,9 @@ typedef struct Family {
 	const char *const *inout;   /* parameters updated in place (NULL-terminated), or NULL */
 	/* true when k's parameters fit; else false with a reason naming the parameter */
 	bool (*fits)(const Kernel *k, char *why, size_t n);
+	/* the same for a stage of a chain (`family F stage`): the family parameters k
+	 * names fit, the ones it lacks are other stages' (NULL: the family has no chains) */
+	bool (*fits_stage)(const Kernel *k, char *why, size_t n);
 	/* true when the bound shape is refused (why says what and how to fix it) */
 	bool (*refuse)(const FamRun *r, char *why, size_t n);
 	/* rewrite the inputs that need structure; false with err on failure (may be NULL) */
@@ -118,6 +121,9 @@ typedef struct FamilyTable {
 FamilyTable family_builtin(void);
 /* The family named `name` in t, or NULL. */
 const Family *family_find(FamilyTable t, const char *name);
+/* k's family for running k on its own: NULL when it has none, or when it is a stage
+ * (`family F stage`), which only a chain runs (cake kda --kernel FILE:A+B) */
+const Family *family_of_kernel(const Kernel *k);
 /* The names of t's families as an array (malloc'd; the strings are static); *n the count. */
 const char **family_names(FamilyTable t, int *n);
 /* Report CK-SEM-044 for every kernel of prog whose `family` clause names a

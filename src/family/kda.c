@@ -676,15 +676,28 @@ static int lb_param(const Kernel *k)
 	return -1;
 }
 
-static bool fits_common(const Kernel *k, bool allow_cu, char *why, size_t n)
+/* The family's tensors: name, element types, rank. */
+static const struct { const char *name; const DType *dts; int ndts, rank; } kda_tensors[] = {
+	{"Q", d16, 1, 4}, {"K", d16, 1, 4}, {"G", d16, 1, 4}, {"V", d16, 1, 4}, {"O", d16, 1, 4}, {"Beta", d16, 1, 3},
+	{"Alog", df32, 1, 1}, {"Dtb", df32, 1, 2}, {"S0", dst, 2, 4}, {"SN", dst, 2, 4},
+};
+
+/* The contract; a stage (partial) is held only to the family tensors it names. */
+static bool fits_common(const Kernel *k, bool allow_cu, bool partial, char *why, size_t n)
 {
-	if (!fam_need(k, "Q", d16, 1, 4, 4, why, n) || !fam_need(k, "K", d16, 1, 4, 4, why, n) ||
-	    !fam_need(k, "G", d16, 1, 4, 4, why, n) || !fam_need(k, "V", d16, 1, 4, 4, why, n) ||
-	    !fam_need(k, "O", d16, 1, 4, 4, why, n) || !fam_need(k, "Beta", d16, 1, 3, 3, why, n) ||
-	    !fam_need(k, "Alog", df32, 1, 1, 1, why, n) || !fam_need(k, "Dtb", df32, 1, 2, 2, why, n) ||
-	    !fam_need(k, "S0", dst, 2, 4, 4, why, n) || !fam_need(k, "SN", dst, 2, 4, 4, why, n))
+	int named = 0;
+	for (size_t i = 0; i < NELEM(kda_tensors); i++) {
+		if (partial && fam_param(k, kda_tensors[i].name) < 0)
+			continue;
+		if (!fam_need(k, kda_tensors[i].name, kda_tensors[i].dts, kda_tensors[i].ndts, kda_tensors[i].rank, kda_tensors[i].rank, why, n))
+			return false;
+		named++;
+	}
+	if (partial && !named) {
+		snprintf(why, n, "a stage names at least one of the family's tensors (it has none of Q, K, V, G, Beta, Alog, Dtb, S0, SN, O)");
 		return false;
-	if (k->params[fam_param(k, "S0")]->dt != k->params[fam_param(k, "SN")]->dt) {
+	}
+	if (fam_param(k, "S0") >= 0 && fam_param(k, "SN") >= 0 && k->params[fam_param(k, "S0")]->dt != k->params[fam_param(k, "SN")]->dt) {
 		snprintf(why, n, "parameters 'S0' and 'SN' must have the same element type (f32 or bf16)");
 		return false;
 	}
@@ -713,12 +726,17 @@ static void kda_scalar_defaults(const Kernel *k, double *vals)
 
 static bool kda_fits(const Kernel *k, char *why, size_t n)
 {
-	return fits_common(k, true, why, n);
+	return fits_common(k, true, false, why, n);
+}
+
+static bool kda_fits_stage(const Kernel *k, char *why, size_t n)
+{
+	return fits_common(k, true, true, why, n);
 }
 
 static bool decode_fits(const Kernel *k, char *why, size_t n)
 {
-	return fits_common(k, false, why, n);
+	return fits_common(k, false, false, why, n);
 }
 
 /* The problem of a run (host images may be NULL). */
@@ -905,6 +923,7 @@ const Family family_kda = {
 	          "S0, SN: f32|bf16[N, H, DV, DK], Cu: i64[N + 1] (optional), lower_bound: f32 scalar (optional)",
 	.tolerance = TOL_TEXT_PREFILL,
 	.fits = kda_fits,
+	.fits_stage = kda_fits_stage,
 	.refuse = kda_refuse,
 	.inputs = kda_inputs,
 	.check = kda_family_check,

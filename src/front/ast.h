@@ -197,6 +197,10 @@ struct Decl {
 	bool group_stated;    /* a `group` clause was written (even `group 0`, which
 	                       * sema rejects) */
 	Span group_span;      /* the `group G` clause (for diagnostics) */
+	/* D_FAMILY */
+	bool stage;           /* `family F stage`: one kernel of a chain the app runs as a
+	                       * layer; the family's contract holds for the chain (LANGUAGE.md) */
+	Span stage_span;
 	/* D_ROLE */
 	int warp_lo, warp_hi; /* inclusive */
 	int regs;             /* 0 = not stated */

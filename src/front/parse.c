@@ -1491,6 +1491,10 @@ static Kernel *parse_kernel(Parser *p)
 		Token lead = advance(p);
 		Decl *d = new_decl(p, D_FAMILY, &lead);
 		d->name = expect_any_name(p, "family", "after 'family'", &d->name_span);
+		if (d->name && tok_is(peek(p, 0), "stage")) {
+			d->stage = true;
+			d->stage_span = advance(p).span;
+		}
 		k->family = d->name ? d : NULL;
 	}
 	if (p->panic)

@@ -505,7 +505,7 @@ static void print_kernel(Printer *p, const Kernel *k, bool first)
 		blank_line(p);
 	sb_printf(b, "kernel %s target %s", nm(k->name), target_name(k->target));
 	if (k->family)
-		sb_printf(b, " family %s", nm(k->family->name));
+		sb_printf(b, " family %s%s", nm(k->family->name), k->family->stage ? " stage" : "");
 	sb_putc(b, '\n');
 	p->indent = 1;
 	p->block_start = true;

@@ -414,7 +414,7 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 				skip(rep, q, k->ndims > LAUNCH_MAX_DIMS ? "too many dims" : why);
 				continue;
 			}
-			const Family *f = k->family && k->family->name ? family_find(family_builtin(), k->family->name) : NULL;
+			const Family *f = family_of_kernel(k);
 			CostSample *s = &rep->samples[rep->nsamples];
 			if (!rank_work(u.plans[0], dims, f, &s->c, &s->w, why, sizeof why)) {
 				skip(rep, q, why);

@@ -30,7 +30,7 @@ int cost_report(StrBuf *out, const Plan *p, const char *shape, const char *targe
 	}
 	if (!eval_bind_shape(k, shape, dims, err, n))
 		return 2;
-	const Family *f = k->family && k->family->name ? family_find(family_builtin(), k->family->name) : NULL;
+	const Family *f = family_of_kernel(k);
 	CostCounts c;
 	CostWork w;
 	if (!rank_work(p, dims, f, &c, &w, err, n))

@@ -283,7 +283,7 @@ EvalStatus eval_candidate(const EvalRequest *req, SourceSet *ss, EvalResult *res
 	}
 
 	/* 4. the verdict */
-	const Family *fam = k && k->family ? family_find(family_builtin(), k->family->name) : NULL;
+	const Family *fam = family_of_kernel(k);
 	RunReport rep;
 	memset(&rep, 0, sizeof rep);
 	if (u.failed != CAKE_STAGE_NONE && u.failed <= CAKE_VERIFY) {

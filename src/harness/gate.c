@@ -324,7 +324,7 @@ bool gate_small_shape(const CakeUnit *u, int ki, char *shape, size_t n, char *fr
 	const Plan *p = u->plans ? u->plans[ki] : NULL;
 	if (!p)
 		return false;
-	const Family *fam = k->family ? family_find(family_builtin(), k->family->name) : NULL;
+	const Family *fam = family_of_kernel(k);
 	for (size_t i = 0; fam && i < NELEM(SMALL); i++) {
 		if (strcmp(SMALL[i].family, fam->name) != 0)
 			continue;

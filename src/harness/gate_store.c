@@ -65,7 +65,7 @@ void gate_judge(const char *text, const char *kernel, const char *shape, GateJud
 		} else {
 			j.plan = u.plans[0];
 			j.k = k;
-			j.fam = k->family ? family_find(family_builtin(), k->family->name) : NULL;
+			j.fam = family_of_kernel(k);
 			memcpy(j.dimvals, dims, sizeof dims);
 			j.o = run_options();
 			out->outcome = run_refusal(&j, err, sizeof err) == RUN_REFUSED ? STORE_OUT_REFUSED : STORE_OUT_ACCEPTED;

@@ -201,6 +201,50 @@ chunk_lb 2 256 2 -2.5 27
 chunk_lb 1 256 2 -5 30
 chunk_lb 2 192 3 -5 31
 MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);/' chunk_lb 1 192 1 -1 28 1
+# the chunked prefill split in two kernels (kernels/kda/kda_prefill_split_lb.cake): the
+# chunk-parallel prep kernel writes the workspace (W, U, QG, KD, AQ, GCE; poisoned with NaN
+# bytes first), the state kernel reads it and writes O and SN; one driver per kernel over the
+# same directory, the first one's outputs renamed to the second one's inputs
+split_run() {
+	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
+	f=kernels/kda/kda_prefill_split_lb.cake
+	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb"
+	d=$TMP/split.$seed
+	mkdir -p "$d"
+	for k in kda_split_prep_lb kda_split_state_lb; do
+		if ! "$CAKE" build "$f" --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
+		   ! "$CAKE" build "$f" --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
+			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
+		fi
+		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/$k.cu"
+		if ! python3 tools/emu/mkdriver.py "$d/$k.cu" "$d/$k.cpp" --plan "$d/$k.plan" 2>"$d/err" ||
+		   ! g++ -std=c++17 -O1 -Itools/emu -o "$d/$k" "$d/$k.cpp" 2>"$d/err"; then
+			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
+		fi
+	done
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
+	n=$((B * T * H * 128))
+	for w in W U QG KD; do head -c $((2 * n)) /dev/zero | tr '\0' '\377' > "$d/$w.bin"; done
+	head -c $((n)) /dev/zero | tr '\0' '\377' > "$d/AQ.bin"
+	head -c $((4 * B * (T / 64) * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
+	if ! "$d/kda_split_prep_lb" "$d" B="$B" T="$T" H="$H" lower_bound="$lb" >"$d/run" 2>&1; then
+		bad "$label: the emulated prep kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	for w in W U QG KD AQ GCE; do mv "$d/$w.out" "$d/$w.bin"; done
+	if ! "$d/kda_split_state_lb" "$d" B="$B" T="$T" H="$H" >"$d/run" 2>&1; then
+		bad "$label: the emulated state kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
+	rc=$?
+	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
+	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
+	rm -rf "$d"
+}
+split_run 1 256 2 -5 32
+split_run 2 128 3 -2.5 33
+# ... and it must be able to fail: the state kernel without the decay of its first key half
+MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

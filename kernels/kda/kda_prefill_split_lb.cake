@@ -1,0 +1,237 @@
+# kda_prefill_split_lb — the chunked KDA prefill of kda_prefill_chunk_lb.cake split in two
+# kernels, run one after the other as one layer (`cake kda --kernel
+# kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb`):
+#
+#   kda_split_prep_lb   everything of a 64-token chunk that does not depend on the state: the
+#                       gate, its prefix sum G, the L2 norms, A_kk and A_qk by per-16-token
+#                       sub-chunk references (the four rounds of kda_prefill_chunk_lb), the
+#                       solve P = (I + A_kk)^-1 Diag(beta), w = P (k-hat e^G) and u = P v. It
+#                       runs chunk-parallel, one CTA per pair of chunks of a head (T / 128 x H
+#                       x B CTAs), and writes a workspace per token and head: W = w, U = u,
+#                       QG = q-hat e^G, KD = k-hat e^(G_C - G) (bf16), AQ = A_qk masked to
+#                       j <= i (bf16, 64 columns), and per chunk GCE = e^(G_C) (f32).
+#   kda_split_state_lb  the serial pass over the chunks of a sequence, one CTA per (value half,
+#                       head, sequence), S^T [64 V rows, 128 K] of its half in registers:
+#                       v' = u - w S, o = (q-hat e^G) S + A_qk v', S <- Diag(e^G_C) S +
+#                       (k-hat e^(G_C - G))^T v' — seven m64n64 wgmmas (the key channels in
+#                       two 64-column halves, a 128B swizzle's span) and three small tile
+#                       stores per chunk, the chunk's workspace tiles arriving through a TMA ring ahead
+#                       of it. The value rows of the delta rule are independent, so the halves
+#                       are exact and double the CTAs (128 at H = 64).
+#
+# The fused kernel runs the state-independent work of each chunk on its serial chain, on one
+# CTA per head (64 of 132 SMs at H = 64): session 7's phase ablations on the H200 put about
+# two thirds of its time there (bench/RESULTS.md). Here that work is spread over every SM and
+# only the state products stay serial. The price is the workspace round trip through HBM:
+# about 9 bytes per token, head and channel written and read once (T = 8192, H = 64: ~0.6 GB
+# each way, ~0.3 ms at the H200's copy rate).
+# Numerics are those of kda_prefill_chunk_lb (its header has the algebra): every factor is at
+# most 1 except the in-sub-chunk ones, bounded by e^(16 |lambda|) = e^80, within f32 and bf16
+# for lambda in [-5, 0). The state products read S^T as bf16 (sb), as the fused kernel does.
+# Shape domain: T % 128 == 0 (the prep kernel takes chunks in pairs), T >= 128; K = V = 128; B
+# sequences of T tokens (no varlen).
+kernel kda_split_prep_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Q:    global bf16[B, T, H, DK]
+  param K:    global bf16[B, T, H, DK]
+  param V:    global bf16[B, T, H, DV]
+  param G:    global bf16[B, T, H, DK]     # gate before activation (g_raw)
+  param Beta: global bf16[B, T, H]         # beta logits
+  param Alog: global f32[H]
+  param Dtb:  global f32[H, DK]            # dt_bias
+  param W:    global bf16[B, T, H, DK]     # w = P (k-hat e^G)
+  param U:    global bf16[B, T, H, DV]     # u = P v
+  param QG:   global bf16[B, T, H, DK]     # q-hat e^G
+  param KD:   global bf16[B, T, H, DK]     # k-hat e^(G_C - G)
+  param AQ:   global bf16[B, T, H, 64]     # A_qk, zero above the diagonal
+  param GCE:  global f32[B, T / 64, H, DK] # e^(G_C) per chunk
+  param lower_bound: f32                   # lambda in [-5, 0)
+  domain T % 128 == 0, T >= 128
+  grid (T / 128, H, B) as (cp, h, b)
+  role load warps 0..3 regs 40
+  role math warps 4..11 regs 232
+  pipeline ch stages 2
+  smem qs: bf16[64, 128] ring ch            # chunk inputs, read into registers with `load`
+  smem ks: bf16[64, 128] ring ch
+  smem vs: bf16[64, 128] ring ch
+  smem ka: bf16[64, 128] swizzle 128B       # k-hat e^(G - R_b); then k-hat e^G
+  smem qa: bf16[64, 128] swizzle 128B       # q-hat e^(G - R_b)
+  smem vb: bf16[64, 128] swizzle 128B       # a round's key operand; then v
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 2
+  frag t16:  bf16[64, 128] in math split n  # a chunk tile on its way from memory
+  frag x:    f32[64, 128] in math split n   # log-decay g; later w
+  frag gs:   f32[64, 128] in math split n   # G = cumsum(g); later u
+  frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat, then q-hat again
+  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start)
+  frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
+  frag aqk:  f32[64, 64] in math split n    # A_qk
+  frag t1:   f32[64, 64] in math split n    # a round's products
+  frag t2:   f32[64, 64] in math split n
+  frag ai:   f32[64, 64] in math            # L^-1 (trisolve against the identity)
+  frag p16:  bf16[64, 64] in math           # P = L^-1 Diag(beta): the register A operand
+  frag gc:   f32[128] in math               # G_C per key channel
+  frag r:    f32[128] in math               # a sub-chunk's reference R_b per key channel
+  frag dtb:  f32[128] in math
+  frag bl:   bf16[64] in math
+  frag beta: f32[64] in math
+{
+  in load {
+    for c in 0 .. 2 pipelined ch {
+      wait empty
+      tma qs <- Q[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
+      tma ks <- K[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
+      tma vs <- V[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
+    }
+  }
+  in math {
+    let am = exp(Alog[h])
+
+    for c in 0 .. 2 pipelined ch {
+      load dtb <- Dtb[h, :]
+      load t16 <- G[b, (cp * 2 + c) * 64 +: 64, h, :]
+      x = lower_bound * sigmoid(am * (f32(t16) + cols(dtb)))
+      gc = colsum(x)
+      gs = cumsum(x, 0)
+      r = exp(gc)
+      store GCE[b, cp * 2 + c, h, :] <- r
+      o = gs
+      for sc in 1 .. 4 {
+        r = colsum(where(row_idx() == sc * 16 - 1, gs, 0.0))
+        o = where(row_idx() >= sc * 16, gs - cols(r), o)
+      }
+      wait full
+      load t16 <- qs[:, :]
+      kn = l2norm(f32(t16)) * 0.08838834764831845
+      store qa[:, :] <- bf16(kn * exp(o))
+      load t16 <- ks[:, :]
+      kn = l2norm(f32(t16))
+      store ka[:, :] <- bf16(kn * exp(o))
+      store KD[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
+      akk = 0.0
+      aqk = 0.0
+      for rb in 0 .. 4 {
+        r = colsum(where(row_idx() == rb * 16 - 1, gs, 0.0))
+        store vb[:, :] <- bf16(where(row_idx() < rb * 16 + 16, kn * exp(cols(r) - gs), 0.0))
+        fence proxy_async
+        sync math
+        wgmma t1 = ka @ vb^T
+        wgmma t2 = qa @ vb^T
+        wgmma_wait 0
+        akk = where(row_idx() / 16 == rb, t1, akk)
+        aqk = where(row_idx() / 16 == rb, t2, aqk)
+        sync math
+      }
+      store AQ[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(where(col_idx() <= row_idx(), aqk, 0.0))
+      store ka[:, :] <- bf16(kn * exp(gs))
+      load t16 <- vs[:, :]
+      store vb[:, :] <- t16
+      load t16 <- qs[:, :]
+      kn = l2norm(f32(t16)) * 0.08838834764831845
+      store QG[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(gs))
+      fence proxy_async
+      arrive empty
+      sync math
+      load bl <- Beta[b, (cp * 2 + c) * 64 +: 64, h]
+      beta = sigmoid(f32(bl))
+      akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
+      akk = where(col_idx() == row_idx(), 1.0, akk)
+      ai = where(col_idx() == row_idx(), 1.0, 0.0)
+      ai = trisolve(akk, ai)
+      p16 = bf16(ai * cols(beta))
+      wgmma x = p16 @ ka
+      wgmma gs = p16 @ vb
+      wgmma_wait 0
+      store W[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(x)
+      store U[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(gs)
+      sync math
+    }
+  }
+}
+
+kernel kda_split_state_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param W:    global bf16[B, T, H, DK]
+  param U:    global bf16[B, T, H, DV]
+  param QG:   global bf16[B, T, H, DK]
+  param KD:   global bf16[B, T, H, DK]
+  param AQ:   global bf16[B, T, H, 64]
+  param GCE:  global f32[B, T / 64, H, DK]
+  param S0:   global f32[B, H, DV, DK]     # state entering the sequence, V-first
+  param SN:   global f32[B, H, DV, DK]     # state leaving it
+  param O:    global bf16[B, T, H, DV]
+  domain T % 128 == 0, T >= 128
+  grid (2, H, B) as (vh, h, b)
+  role load warps 0..3 regs 40
+  role math warps 4..7 regs 232
+  pipeline ch stages 2
+  smem w0: bf16[64, 64] swizzle 128B ring ch    # w, key channels 0..63 (the A operand of w S)
+  smem w1: bf16[64, 64] swizzle 128B ring ch    # ... 64..127
+  smem q0: bf16[64, 64] swizzle 128B ring ch    # q-hat e^G, the same halves
+  smem q1: bf16[64, 64] swizzle 128B ring ch
+  smem k0: bf16[64, 64] swizzle 128B ring ch    # k-hat e^(G_C - G), the B operand of the update
+  smem k1: bf16[64, 64] swizzle 128B ring ch
+  smem us: bf16[64, 64] swizzle 128B ring ch    # u, this CTA's 64 value columns
+  smem aq: bf16[64, 64] swizzle 128B ring ch    # A_qk
+  smem s0: bf16[64, 64] swizzle 128B            # S^T as it enters the chunk, key channels 0..63
+  smem s1: bf16[64, 64] swizzle 128B            # ... 64..127
+  smem vb: bf16[64, 64] swizzle 128B            # v' as bf16, [T, V]
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 1
+  frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
+  frag sb:   f32[64, 64] in math                # ... 64..127
+  frag kn:   f32[64, 64] in math                # w S, then v'
+  frag o:    f32[64, 64] in math
+  frag t16:  bf16[64, 64] in math
+  frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    for c in 0 .. T / 64 pipelined ch {
+      wait empty
+      tma w0 <- W[b, c * 64 +: 64, h, 0 +: 64] signal full
+      tma w1 <- W[b, c * 64 +: 64, h, 64 +: 64] signal full
+      tma q0 <- QG[b, c * 64 +: 64, h, 0 +: 64] signal full
+      tma q1 <- QG[b, c * 64 +: 64, h, 64 +: 64] signal full
+      tma k0 <- KD[b, c * 64 +: 64, h, 0 +: 64] signal full
+      tma k1 <- KD[b, c * 64 +: 64, h, 64 +: 64] signal full
+      tma us <- U[b, c * 64 +: 64, h, vh * 64 +: 64] signal full
+      tma aq <- AQ[b, c * 64 +: 64, h, 0 +: 64] signal full
+    }
+  }
+  in math {
+    load sa <- S0[b, h, vh * 64 +: 64, 0 +: 64]
+    load sb <- S0[b, h, vh * 64 +: 64, 64 +: 64]
+    for c in 0 .. T / 64 pipelined ch {
+      load ga <- GCE[b, c, h, 0 +: 64]
+      load gb <- GCE[b, c, h, 64 +: 64]
+      store s0[:, :] <- bf16(sa)
+      store s1[:, :] <- bf16(sb)
+      fence proxy_async
+      sync math
+      wait full
+      wgmma kn = w0 @ s0^T
+      wgmma kn += w1 @ s1^T
+      wgmma o = q0 @ s0^T
+      wgmma o += q1 @ s1^T
+      wgmma_wait 0
+      load t16 <- us[:, :]
+      kn = f32(t16) - kn
+      store vb[:, :] <- bf16(kn)
+      fence proxy_async
+      sync math
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma o += aq @ vb
+      wgmma sa += vb^T @ k0
+      wgmma sb += vb^T @ k1
+      wgmma_wait 0
+      arrive empty
+      store O[b, c * 64 +: 64, h, vh * 64 +: 64] <- bf16(o)
+    }
+    store SN[b, h, vh * 64 +: 64, 0 +: 64] <- sa
+    store SN[b, h, vh * 64 +: 64, 64 +: 64] <- sb
+  }
+}
