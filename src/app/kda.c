@@ -15,10 +15,34 @@
  * of 64 tokens on the tensor cores). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
- * (cake_compile to the lowering, cake_jit once the device is open) and is
+ * (cake_compile to the lowering, cake_jit after every CPU-side refusal) and is
  * launched through the launch layer; buffers are bound to its parameters by
  * the family's names (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu), dims by
  * name (B, T, H, N, N1), the scalar lower_bound by value.
+ *
+ * Chains. --kernel FILE:A+B[+...] runs kernels A, B, ... of FILE in that order
+ * as one layer: a chunked prefill split into a chunk-parallel prep kernel and
+ * a serial state kernel. Each stage is compiled on its own (the pipeline
+ * selects one kernel per call), JIT-compiled and loaded; every launch of the
+ * layer (the checked one, each warm-up, each timed one, each launch captured
+ * into the decode graph) is the whole chain on the app's stream, and the
+ * events bracket the whole chain. The stages' global parameters are bound by
+ * name over one set of buffers: the family's names are the layer's inputs and
+ * outputs as for one kernel; any other name is a workspace, allocated once on
+ * the device, filled with NaN bytes (0xff) before the checked launch, shared
+ * by every stage that names it, never seeded, checked or dumped. A name must
+ * have one dtype and one shape in every stage that has it, and a workspace
+ * must be named by at least two stages (one writes it, a later one reads it:
+ * the app cannot see which, so it asks for both; a single kernel with a
+ * global parameter outside the family's names is refused for the same
+ * reason); otherwise the chain is refused naming the buffer and the stages. Dims and lower_bound bind per
+ * stage; the gate is the chain's (some stage takes lower_bound exactly when
+ * --lower-bound is given), and so is cu_seqlens (a stage that takes Cu needs
+ * --seqlens; --seqlens needs some stage that takes Cu). Every stage is of one
+ * family, kda or kda_decode. The family's hooks (its shape refusals, its
+ * rates) and the oracle see the layer's parameter table: the union of the
+ * stages' parameters by name, in order of first appearance (for one kernel,
+ * its own parameters in their order, so one kernel runs exactly as before).
  *
  * Inputs are seeded: q, k, v, g_raw and beta logits uniform in [-1, 1] (bf16),
  * A_log and dt_bias from kda_fill_gate_params (long- and short-memory
@@ -29,7 +53,10 @@
  * the options cannot mean (app_kda_refusal: empty shapes, a head dimension
  * other than 128, bad --seqlens, decode with --seqlens or more than 16
  * tokens, a lower bound outside [-5, 0)); a kernel that does not compile or
- * does not belong to a KDA family; a shape outside the kernel's `domain` or
+ * does not belong to a KDA family; a chain whose stages do not fit together
+ * (an unknown or empty stage name, a repeated '+', two families, a buffer
+ * that differs between stages, a workspace of one stage, a family buffer no
+ * stage takes: exit status 1); a shape outside a kernel's `domain` or
  * refused by its family or the launch layer; a non-finite input value (a NaN
  * planted with --poison shows it). Then the kernel is compiled (NVRTC, on the
  * CPU), and only then is the GPU opened: without one the command says so in
@@ -49,10 +76,13 @@
  * The state traffic is 2 N H K V sizeof(state) bytes per launch. Prefill is
  * timed one launch at a time (events around each, median of --iters). The
  * inputs are not re-uploaded between launches: a launch reads S0 and writes
- * SN, so every launch does the same work.
+ * SN, so every launch does the same work. A launch is the whole chain.
+ * The report names the chain ("prefill A+B (FILE)"; JSON "kernel": "A+B"
+ * and "stages": ["A", "B"]).
  *
  * --dump DIR writes every tensor (the inputs, and O and SN of the checked
- * launch) as DIR/NAME.bin with DIR/meta.json: bench/kda.sh runs FLA on exactly
+ * launch; not the workspaces) as DIR/NAME.bin with DIR/meta.json (its
+ * "kernel" and "stages" as in the report): bench/kda.sh runs FLA on exactly
  * these inputs and compares.
  */
 #include "kda.h"
@@ -434,6 +464,8 @@ static int merge_params(Run *r)
 			        r->layer.params[j]->name, r->st[r->first[j]].name, r->nst > 1 ? "the chain" : "the layer");
 			return 1;
 		}
+	/* Every stage fits the family (CK-SEM-044 refuses a kernel without O, SN, ... before
+	 * this), so this holds today; the family's hooks and the check rely on it. */
 	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++) {
 		const char *n = fam_names[i];
 		if (is_name(n, "Cu") || layer_param(r, n, true) >= 0)
