@@ -48,7 +48,7 @@ static const struct Command {
 	 "      Lloyd's k-means on the GPU with the kernels/kmeans kernels: iterations, inertia, time"},
 	{"kda", cmd_kda,
 	 "kda [--shape B=..,H=..,T=..] [--mode decode|prefill] [--state f32|bf16] [--seqlens a,b,c]\n"
-	 "           [--lower-bound L] [--kernel FILE[:NAME]] [--iters N] [--check-heads N] [--no-check]\n"
+	 "           [--lower-bound L] [--kernel FILE[:NAME[+NAME...]]] [--iters N] [--check-heads N] [--no-check]\n"
 	 "           [--no-graph] [--allow-spills] [--seed S] [--device N] [--format=text|json]\n"
 	 "      one Kimi Delta Attention layer (decode step or prefill) on the GPU with the kernels/kda\n"
 	 "      kernels, checked against the float64 recurrence, timed (decode from a CUDA graph)"},

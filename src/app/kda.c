@@ -15,10 +15,34 @@
  * of 64 tokens on the tensor cores). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
- * (cake_compile to the lowering, cake_jit once the device is open) and is
+ * (cake_compile to the lowering, cake_jit after every CPU-side refusal) and is
  * launched through the launch layer; buffers are bound to its parameters by
  * the family's names (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu), dims by
  * name (B, T, H, N, N1), the scalar lower_bound by value.
+ *
+ * Chains. --kernel FILE:A+B[+...] runs kernels A, B, ... of FILE in that order
+ * as one layer: a chunked prefill split into a chunk-parallel prep kernel and
+ * a serial state kernel. Each stage is compiled on its own (the pipeline
+ * selects one kernel per call), JIT-compiled and loaded; every launch of the
+ * layer (the checked one, each warm-up, each timed one, each launch captured
+ * into the decode graph) is the whole chain on the app's stream, and the
+ * events bracket the whole chain. The stages' global parameters are bound by
+ * name over one set of buffers: the family's names are the layer's inputs and
+ * outputs as for one kernel; any other name is a workspace, allocated once on
+ * the device, filled with NaN bytes (0xff) before the checked launch, shared
+ * by every stage that names it, never seeded, checked or dumped. A name must
+ * have one dtype and one shape in every stage that has it, and a workspace
+ * must be named by at least two stages (one writes it, a later one reads it:
+ * the app cannot see which, so it asks for both; a single kernel with a
+ * global parameter outside the family's names is refused for the same
+ * reason); otherwise the chain is refused naming the buffer and the stages. Dims and lower_bound bind per
+ * stage; the gate is the chain's (some stage takes lower_bound exactly when
+ * --lower-bound is given), and so is cu_seqlens (a stage that takes Cu needs
+ * --seqlens; --seqlens needs some stage that takes Cu). Every stage is of one
+ * family, kda or kda_decode. The family's hooks (its shape refusals, its
+ * rates) and the oracle see the layer's parameter table: the union of the
+ * stages' parameters by name, in order of first appearance (for one kernel,
+ * its own parameters in their order, so one kernel runs exactly as before).
  *
  * Inputs are seeded: q, k, v, g_raw and beta logits uniform in [-1, 1] (bf16),
  * A_log and dt_bias from kda_fill_gate_params (long- and short-memory
@@ -29,7 +53,10 @@
  * the options cannot mean (app_kda_refusal: empty shapes, a head dimension
  * other than 128, bad --seqlens, decode with --seqlens or more than 16
  * tokens, a lower bound outside [-5, 0)); a kernel that does not compile or
- * does not belong to a KDA family; a shape outside the kernel's `domain` or
+ * does not belong to a KDA family; a chain whose stages do not fit together
+ * (an unknown or empty stage name, a repeated '+', two families, a buffer
+ * that differs between stages, a workspace of one stage, a family buffer no
+ * stage takes: exit status 1); a shape outside a kernel's `domain` or
  * refused by its family or the launch layer; a non-finite input value (a NaN
  * planted with --poison shows it). Then the kernel is compiled (NVRTC, on the
  * CPU), and only then is the GPU opened: without one the command says so in
@@ -49,10 +76,13 @@
  * The state traffic is 2 N H K V sizeof(state) bytes per launch. Prefill is
  * timed one launch at a time (events around each, median of --iters). The
  * inputs are not re-uploaded between launches: a launch reads S0 and writes
- * SN, so every launch does the same work.
+ * SN, so every launch does the same work. A launch is the whole chain.
+ * The report names the chain ("prefill A+B (FILE)"; JSON "kernel": "A+B"
+ * and "stages": ["A", "B"]).
  *
  * --dump DIR writes every tensor (the inputs, and O and SN of the checked
- * launch) as DIR/NAME.bin with DIR/meta.json: bench/kda.sh runs FLA on exactly
+ * launch; not the workspaces) as DIR/NAME.bin with DIR/meta.json (its
+ * "kernel" and "stages" as in the report): bench/kda.sh runs FLA on exactly
  * these inputs and compares.
  */
 #include "kda.h"
@@ -122,20 +152,42 @@ const char *app_kda_refusal(const KdaOpts *o, char *buf, size_t n)
 
 /* ---- the run ---- */
 
-typedef struct Run {
-	const KdaOpts *o;
-	SourceSet ss;
-	DiagList dl;
+#define KDA_MAX_STAGES 8
+
+/* One kernel of the chain. */
+typedef struct Stage {
 	CakeUnit u;
 	bool compiled;
 	Kernel *k;
 	Plan *p;
-	const Family *fam;
-	char file[512], name[128];
+	char name[128];             /* as asked ("" for the file's first kernel), then the kernel's */
 	long long dimvals[LAUNCH_MAX_DIMS];
-	double *scalars;
+	double *scalars;            /* per k->params index */
+	bool has_lb;                /* takes the scalar lower_bound */
 	Launch L;
-	FamBuf *buf;                /* per parameter: extents and host images */
+	int *slot;                  /* per k->params index: the layer's parameter it binds (-1: a scalar) */
+	GpuPtr *dev;                /* per k->params index: the device buffer bound to it */
+} Stage;
+
+typedef struct Run {
+	const KdaOpts *o;
+	SourceSet ss;
+	DiagList dl;
+	Stage st[KDA_MAX_STAGES];
+	int nst;
+	const Family *fam;
+	char file[512], name[1024]; /* the file; the chain "A+B" (one kernel: its name) */
+	/* The layer's parameter table: the union of the stages' parameters by name, in order of
+	 * first appearance (one kernel: its own parameters, in its order). It is a Kernel value
+	 * only because the family hooks (FamRun) read parameters through one; it holds params,
+	 * dims, name and family and is never compiled or launched. */
+	Kernel layer;
+	long long dimvals[LAUNCH_MAX_DIMS];   /* indexed like layer.dims */
+	double *scalars;            /* per layer.params index */
+	int *first;                 /* per layer.params index: the first stage naming it */
+	int *uses;                  /* per layer.params index: how many stages name it */
+	bool *work;                 /* per layer.params index: a workspace (not a family name) */
+	FamBuf *buf;                /* per layer.params index: extents and host images (none for workspaces) */
 	GpuPtr *dev;
 	long long B, T, H, N;
 	int64_t *cu;
@@ -153,33 +205,63 @@ static void print_diags(Run *r)
 	sb_free(&b);
 }
 
-/* The kernel file and name of the mode (or --kernel). */
-static void pick_kernel(Run *r)
+/* The kernel file and the stages of the mode (or --kernel FILE[:NAME1[+NAME2...]]). 0, or 1
+ * (message printed) for a chain with an empty stage name or too many stages. */
+static int pick_kernel(Run *r)
 {
 	const KdaOpts *o = r->o;
+	r->nst = 1;
 	if (o->kernel) {
 		const char *c = strrchr(o->kernel, ':');
-		if (c && c != o->kernel && !strchr(c, '/')) {
-			snprintf(r->file, sizeof r->file, "%.*s", (int)(c - o->kernel), o->kernel);
-			snprintf(r->name, sizeof r->name, "%s", c + 1);
-		} else {
+		if (!(c && c != o->kernel && !strchr(c, '/'))) {
 			snprintf(r->file, sizeof r->file, "%s", o->kernel);
-			r->name[0] = 0;   /* the file's only (or first) kernel */
+			r->st[0].name[0] = 0;   /* the file's only (or first) kernel */
+			return 0;
 		}
-		return;
+		snprintf(r->file, sizeof r->file, "%.*s", (int)(c - o->kernel), o->kernel);
+		const char *spec = c + 1;
+		if (!strchr(spec, '+')) {
+			snprintf(r->st[0].name, sizeof r->st[0].name, "%s", spec);
+			return 0;
+		}
+		if (strstr(spec, "++")) {
+			fprintf(stderr, "cake kda: --kernel '%s': the chain '%s' repeats the separator ('++'); name the kernels in order with "
+			        "one '+' between them (FILE:NAME1+NAME2)\n", o->kernel, spec);
+			return 1;
+		}
+		if (spec[0] == '+' || spec[strlen(spec) - 1] == '+') {
+			fprintf(stderr, "cake kda: --kernel '%s': the chain '%s' has an empty stage name (a '+' at its start or end); name every "
+			        "kernel (FILE:NAME1+NAME2)\n", o->kernel, spec);
+			return 1;
+		}
+		r->nst = 0;
+		for (const char *p = spec; *p;) {
+			const char *e = strchr(p, '+');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			if (r->nst == KDA_MAX_STAGES) {
+				fprintf(stderr, "cake kda: --kernel '%s': a chain runs at most %d kernels\n", o->kernel, KDA_MAX_STAGES);
+				return 1;
+			}
+			snprintf(r->st[r->nst++].name, sizeof r->st[0].name, "%.*s", (int)len, p);
+			p = e ? e + 1 : p + len;
+		}
+		return 0;
 	}
 	const char *lb = o->lower_bound_gate ? "_lb" : "";
+	char *name = r->st[0].name;
+	size_t nn = sizeof r->st[0].name;
 	if (o->mode == KDA_MODE_DECODE) {
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
-		snprintf(r->name, sizeof r->name, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
+		snprintf(name, nn, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
 	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 64 == 0 && o->T >= 128) {
 		/* the chunked tensor-core prefill, in its domain (B sequences, T a multiple of 64) */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_chunk_lb.cake", o->dir);
-		snprintf(r->name, sizeof r->name, "kda_prefill_chunk_lb");
+		snprintf(name, nn, "kda_prefill_chunk_lb");
 	} else {
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
-		snprintf(r->name, sizeof r->name, "kda_prefill%s%s%s", o->nseq ? "_varlen" : "", o->state_bf16 ? "_bf16" : "", lb);
+		snprintf(name, nn, "kda_prefill%s%s%s", o->nseq ? "_varlen" : "", o->state_bf16 ? "_bf16" : "", lb);
 	}
+	return 0;
 }
 
 static bool is_name(const char *a, const char *b)
@@ -187,10 +269,220 @@ static bool is_name(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-/* Compile to the lowering, bind dims and scalars, check the domain, the family's
- * refusals and the launch shape. Diagnostics to stderr; 0 when ready, 1 for a
- * kernel problem (unreadable, not lowerable, not a KDA kernel, not matching the
- * options), 2 for a shape the kernel refuses. */
+/* The names of the family's buffers: the layer's inputs and outputs. Any other global
+ * parameter is a workspace. */
+static const char *const fam_names[] = {"Q", "K", "V", "G", "Beta", "Alog", "Dtb", "S0", "SN", "O", "Cu"};
+
+static bool is_family_name(const char *n)
+{
+	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++)
+		if (is_name(n, fam_names[i]))
+			return true;
+	return false;
+}
+
+/* The value of dim `n` (B, T, H, N, N1), or -1. */
+static long long dim_value(const Run *r, const char *n)
+{
+	return is_name(n, "B") ? r->B : is_name(n, "T") ? r->T : is_name(n, "H") ? r->H : is_name(n, "N") ? r->N
+	     : is_name(n, "N1") ? r->N + 1 : -1;
+}
+
+/* "f32[1, 64, 2, 128]" */
+static const char *shape_str(char *buf, size_t n, const Decl *d, const long long *dims)
+{
+	int o = snprintf(buf, n, "%s[", dtype_name(d->dt));
+	for (int i = 0; i < d->rank && o > 0 && (size_t)o < n; i++)
+		o += snprintf(buf + o, n - (size_t)o, "%s%lld", i ? ", " : "", dims[i]);
+	if (o > 0 && (size_t)o < n)
+		snprintf(buf + o, n - (size_t)o, "]");
+	return buf;
+}
+
+/* Compile stage s to the lowering and check what needs no shape: the family, the state's
+ * dtype, cu_seqlens, the dims and scalars the app binds. 0, or 1 (message printed). */
+static int compile_stage(Run *r, Stage *s)
+{
+	const KdaOpts *o = r->o;
+	CakeOptions co = cake_options(CAKE_LOWER);
+	co.kernel = s->name[0] ? s->name : NULL;
+	int before = r->dl.nerr;
+	int rc = cake_compile_path(&s->u, &r->ss, &r->dl, r->file, &co);
+	s->compiled = true;
+	if (rc == 2) {
+		fprintf(stderr, "cake kda: cannot read '%s' (pass --kernels DIR, the folder holding the kda .cake files)\n", r->file);
+		return 1;
+	}
+	if (r->dl.nerr == before && s->u.nkernels == 0) {
+		if (r->nst > 1)
+			fprintf(stderr, "cake kda: '%s' has no kernel named '%s' (the chain %s)\n", r->file, s->name, r->name);
+		else
+			fprintf(stderr, "cake kda: '%s' has no kernel named '%s'\n", r->file, s->name);
+		return 1;
+	}
+	if (s->u.failed != CAKE_STAGE_NONE) {
+		print_diags(r);
+		fprintf(stderr, "cake kda: kernel '%s' of '%s' cannot be lowered; nothing was run\n", s->name[0] ? s->name : "?", r->file);
+		return 1;
+	}
+	s->k = s->u.kernels[0];
+	s->p = s->u.plans[0];
+	snprintf(s->name, sizeof s->name, "%s", s->k->name);
+	const char *fname = s->k->family ? s->k->family->name : NULL;
+	const Family *fam = fname ? family_find(family_builtin(), fname) : NULL;
+	if (!fam || (!is_name(fname, "kda") && !is_name(fname, "kda_decode"))) {
+		fprintf(stderr, "cake kda: kernel '%s' is not of the kda or kda_decode family (its header names %s); the app binds that "
+		        "family's parameters\n", s->name, fname ? fname : "none");
+		return 1;
+	}
+	if (!r->fam)
+		r->fam = fam;
+	else if (fam != r->fam) {
+		fprintf(stderr, "cake kda: the chain %s mixes families: stage '%s' is of family %s, stage '%s' of %s; every stage of a "
+		        "layer must be of one family (kda for a prefill, kda_decode for a decode step)\n", r->name, r->st[0].name,
+		        r->fam->name, s->name, fam->name);
+		return 1;
+	}
+	int s0 = fam_param(s->k, "S0");
+	bool sbf16 = s0 >= 0 && s->k->params[s0]->dt == DT_BF16;
+	if (s0 >= 0 && sbf16 != o->state_bf16) {
+		fprintf(stderr, "cake kda: kernel '%s' keeps a%s state, but --state %s was asked for\n", s->name, sbf16 ? " bf16" : "n f32",
+		        o->state_bf16 ? "bf16" : "f32");
+		return 1;
+	}
+	bool varlen = fam_param(s->k, "Cu") >= 0;
+	if (varlen && !o->nseq) {
+		fprintf(stderr, "cake kda: kernel '%s' takes cu_seqlens, but no --seqlens were given\n", s->name);
+		return 1;
+	}
+	/* dims by name */
+	for (int d = 0; d < s->k->ndims && d < LAUNCH_MAX_DIMS; d++) {
+		long long v = dim_value(r, s->k->dims[d]);
+		if (v < 0) {
+			fprintf(stderr, "cake kda: kernel '%s' has a dim '%s' that cake kda does not bind (B, T, H, N and N1 only)\n", s->name,
+			        s->k->dims[d]);
+			return 1;
+		}
+		s->dimvals[d] = v;
+	}
+	/* scalars by name: the gate's lower bound */
+	s->scalars = xcalloc((size_t)s->k->nparams + 1, sizeof(double));
+	for (int i = 0; i < s->k->nparams; i++) {
+		const Decl *d = s->k->params[i];
+		if (d->space == SP_GLOBAL)
+			continue;
+		if (!is_name(d->name, "lower_bound")) {
+			fprintf(stderr, "cake kda: kernel '%s' has a scalar parameter '%s' that cake kda does not bind\n", s->name, d->name);
+			return 1;
+		}
+		s->scalars[i] = o->lower_bound;
+		s->has_lb = true;
+	}
+	return 0;
+}
+
+/* The index of the layer's parameter named `name` (global or not, as `global` says), or -1. */
+static int layer_param(const Run *r, const char *name, bool global)
+{
+	for (int i = 0; i < r->layer.nparams; i++)
+		if ((r->layer.params[i]->space == SP_GLOBAL) == global && is_name(r->layer.params[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* The layer's parameter table from the stages' (shape-checked) parameters: each name once,
+ * with one dtype and one shape in every stage that names it. 0, or 1 (message printed). */
+static int merge_params(Run *r)
+{
+	int total = 0;
+	for (int s = 0; s < r->nst; s++)
+		total += r->st[s].k->nparams;
+	r->layer.name = r->name;
+	r->layer.family = r->st[0].k->family;
+	r->layer.params = xcalloc((size_t)total + 1, sizeof *r->layer.params);
+	r->layer.dims = xcalloc((size_t)LAUNCH_MAX_DIMS, sizeof *r->layer.dims);
+	r->buf = xcalloc((size_t)total + 1, sizeof *r->buf);
+	r->first = xcalloc((size_t)total + 1, sizeof *r->first);
+	r->uses = xcalloc((size_t)total + 1, sizeof *r->uses);
+	r->work = xcalloc((size_t)total + 1, sizeof *r->work);
+	r->scalars = xcalloc((size_t)total + 1, sizeof *r->scalars);
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		for (int d = 0; d < s->k->ndims && d < LAUNCH_MAX_DIMS; d++) {
+			int j = 0;
+			while (j < r->layer.ndims && !is_name(r->layer.dims[j], s->k->dims[d]))
+				j++;
+			if (j == r->layer.ndims && j < LAUNCH_MAX_DIMS) {
+				r->layer.dims[r->layer.ndims++] = s->k->dims[d];
+				r->dimvals[j] = s->dimvals[d];
+			}
+		}
+		s->slot = xcalloc((size_t)s->k->nparams + 1, sizeof *s->slot);
+		for (int i = 0; i < s->k->nparams; i++) {
+			Decl *d = s->k->params[i];
+			bool global = d->space == SP_GLOBAL;
+			FamBuf b = {.decl = d, .rank = d->rank};
+			if (global) {
+				if (!launch_param_extents(&s->L, i, b.dims, &b.elems)) {
+					fprintf(stderr, "cake kda: an extent of '%s' (kernel '%s') does not evaluate to a positive integer\n", d->name, s->name);
+					return 1;
+				}
+				b.bytes = b.elems * (size_t)dtype_size(d->dt);
+			}
+			int j = layer_param(r, d->name, global);
+			if (j < 0) {
+				j = r->layer.nparams++;
+				r->layer.params[j] = d;
+				r->buf[j] = b;
+				r->first[j] = si;
+				r->work[j] = global && !is_family_name(d->name);
+				r->scalars[j] = global ? 0 : s->scalars[i];
+			} else if (global) {
+				FamBuf *a = &r->buf[j];
+				bool same = a->decl->dt == d->dt && a->rank == b.rank;
+				for (int e = 0; same && e < b.rank; e++)
+					same = a->dims[e] == b.dims[e];
+				if (!same) {
+					char x[160], y[160];
+					fprintf(stderr, "cake kda: buffer '%s' is %s in stage '%s' but %s in stage '%s'; the stages of a chain share a buffer "
+					        "by name, so it must have one dtype and one shape in every stage (rename one, or make them agree)\n",
+					        d->name, shape_str(x, sizeof x, a->decl, a->dims), r->st[r->first[j]].name,
+					        shape_str(y, sizeof y, d, b.dims), s->name);
+					return 1;
+				}
+			}
+			s->slot[i] = global ? j : -1;
+			if (global)
+				r->uses[j]++;
+		}
+	}
+	for (int j = 0; j < r->layer.nparams; j++)
+		if (r->work[j] && r->uses[j] < 2) {
+			fprintf(stderr, "cake kda: '%s' of kernel '%s' is a workspace (not one of the family's buffers Q, K, V, G, Beta, Alog, "
+			        "Dtb, S0, SN, O, Cu), but no other stage of %s names it; a workspace is written by one stage and read by a later "
+			        "one: chain the stage that reads it (FILE:WRITER+READER), or rename it to a family buffer\n",
+			        r->layer.params[j]->name, r->st[r->first[j]].name, r->nst > 1 ? "the chain" : "the layer");
+			return 1;
+		}
+	/* Every stage fits the family (CK-SEM-044 refuses a kernel without O, SN, ... before
+	 * this), so this holds today; the family's hooks and the check rely on it. */
+	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++) {
+		const char *n = fam_names[i];
+		if (is_name(n, "Cu") || layer_param(r, n, true) >= 0)
+			continue;
+		bool out = is_name(n, "O") || is_name(n, "SN");
+		fprintf(stderr, "cake kda: no stage of %s takes the family's %s '%s' (the layer %s O and SN and reads Q, K, V, G, Beta, "
+		        "Alog, Dtb and S0); add the stage that %s it\n", r->name, out ? "output" : "input", n,
+		        r->o->mode == KDA_MODE_DECODE ? "step writes" : "writes", out ? "writes" : "reads");
+		return 1;
+	}
+	return 0;
+}
+
+/* Compile every stage to the lowering, bind dims and scalars, check the domains, the launch
+ * shapes, the shared buffers and the family's refusals. Diagnostics to stderr; 0 when ready,
+ * 1 for a kernel problem (unreadable, not lowerable, not a KDA kernel, not matching the
+ * options, a chain whose stages do not fit together), 2 for a shape a kernel refuses. */
 static int prepare(Run *r)
 {
 	const KdaOpts *o = r->o;
@@ -199,111 +491,60 @@ static int prepare(Run *r)
 		        "over B sequences of T tokens: pass --lower-bound L without --seqlens, or --state f32\n");
 		return 1;
 	}
-	CakeOptions co = cake_options(CAKE_LOWER);
-	co.kernel = r->name[0] ? r->name : NULL;
-	int before = r->dl.nerr;
-	int rc = cake_compile_path(&r->u, &r->ss, &r->dl, r->file, &co);
-	r->compiled = true;
-	if (rc == 2) {
-		fprintf(stderr, "cake kda: cannot read '%s' (pass --kernels DIR, the folder holding the kda .cake files)\n", r->file);
+	/* the chain as asked, for messages; the kernels' own names once compiled */
+	r->name[0] = 0;
+	for (int s = 0; s < r->nst; s++)
+		snprintf(r->name + strlen(r->name), sizeof r->name - strlen(r->name), "%s%s", s ? "+" : "", r->st[s].name);
+	bool has_lb = false, varlen = false;
+	for (int s = 0; s < r->nst; s++) {
+		int rc = compile_stage(r, &r->st[s]);
+		if (rc)
+			return rc;
+		has_lb |= r->st[s].has_lb;
+		varlen |= fam_param(r->st[s].k, "Cu") >= 0;
+	}
+	r->name[0] = 0;
+	for (int s = 0; s < r->nst; s++)
+		snprintf(r->name + strlen(r->name), sizeof r->name - strlen(r->name), "%s%s", s ? "+" : "", r->st[s].name);
+	const char *what = r->nst > 1 ? "the chain" : "kernel";
+	char nm[1100];
+	snprintf(nm, sizeof nm, r->nst > 1 ? "%s" : "'%s'", r->name);
+	if (o->mode == KDA_MODE_DECODE && !is_name(r->fam->name, "kda_decode"))
+		fprintf(stderr, "cake kda: note: %s %s is of family %s, run here as a decode step\n", what, nm, r->fam->name);
+	if (o->nseq && !varlen) {
+		fprintf(stderr, "cake kda: %s %s takes no cu_seqlens, but --seqlens were given\n", what, nm);
 		return 1;
-	}
-	if (r->dl.nerr == before && r->u.nkernels == 0) {
-		fprintf(stderr, "cake kda: '%s' has no kernel named '%s'\n", r->file, r->name);
-		return 1;
-	}
-	if (r->u.failed != CAKE_STAGE_NONE) {
-		print_diags(r);
-		fprintf(stderr, "cake kda: kernel '%s' of '%s' cannot be lowered; nothing was run\n", r->name[0] ? r->name : "?", r->file);
-		return 1;
-	}
-	r->k = r->u.kernels[0];
-	r->p = r->u.plans[0];
-	snprintf(r->name, sizeof r->name, "%s", r->k->name);
-	const char *fname = r->k->family ? r->k->family->name : NULL;
-	r->fam = fname ? family_find(family_builtin(), fname) : NULL;
-	if (!r->fam || (!is_name(fname, "kda") && !is_name(fname, "kda_decode"))) {
-		fprintf(stderr, "cake kda: kernel '%s' is not of the kda or kda_decode family (its header names %s); the app binds that "
-		        "family's parameters\n", r->name, fname ? fname : "none");
-		return 1;
-	}
-	bool sbf16 = r->k->params[fam_param(r->k, "S0")]->dt == DT_BF16;
-	if (sbf16 != o->state_bf16) {
-		fprintf(stderr, "cake kda: kernel '%s' keeps a%s state, but --state %s was asked for\n", r->name, sbf16 ? " bf16" : "n f32",
-		        o->state_bf16 ? "bf16" : "f32");
-		return 1;
-	}
-	if (o->mode == KDA_MODE_DECODE && !is_name(fname, "kda_decode"))
-		fprintf(stderr, "cake kda: note: kernel '%s' is of family %s, run here as a decode step\n", r->name, fname);
-	bool varlen = fam_param(r->k, "Cu") >= 0;
-	if (varlen != (o->nseq > 0)) {
-		fprintf(stderr, "cake kda: kernel '%s' %s cu_seqlens, but %s\n", r->name, varlen ? "takes" : "takes no",
-		        varlen ? "no --seqlens were given" : "--seqlens were given");
-		return 1;
-	}
-	/* dims by name */
-	for (int d = 0; d < r->k->ndims && d < LAUNCH_MAX_DIMS; d++) {
-		const char *n = r->k->dims[d];
-		long long v = is_name(n, "B") ? r->B : is_name(n, "T") ? r->T : is_name(n, "H") ? r->H : is_name(n, "N") ? r->N
-		            : is_name(n, "N1") ? r->N + 1 : -1;
-		if (v < 0) {
-			fprintf(stderr, "cake kda: kernel '%s' has a dim '%s' that cake kda does not bind (B, T, H, N and N1 only)\n", r->name, n);
-			return 1;
-		}
-		r->dimvals[d] = v;
-	}
-	/* scalars by name: the gate's lower bound */
-	r->scalars = xcalloc((size_t)r->k->nparams + 1, sizeof(double));
-	bool has_lb = false;
-	for (int i = 0; i < r->k->nparams; i++) {
-		const Decl *d = r->k->params[i];
-		if (d->space == SP_GLOBAL)
-			continue;
-		if (!is_name(d->name, "lower_bound")) {
-			fprintf(stderr, "cake kda: kernel '%s' has a scalar parameter '%s' that cake kda does not bind\n", r->name, d->name);
-			return 1;
-		}
-		r->scalars[i] = o->lower_bound;
-		has_lb = true;
 	}
 	if (has_lb != o->lower_bound_gate) {
-		fprintf(stderr, "cake kda: kernel '%s' %s, but %s\n", r->name, has_lb ? "uses the lower-bound gate" : "uses the softplus gate",
+		fprintf(stderr, "cake kda: %s %s %s, but %s\n", what, nm, has_lb ? "uses the lower-bound gate" : "uses the softplus gate",
 		        has_lb ? "no --lower-bound was given" : "--lower-bound was given (pick the kernel's _lb twin)");
 		return 1;
 	}
-	const char *failed = NULL;
-	if (!eval_domain(r->k, r->dimvals, &failed)) {
-		fprintf(stderr, "cake kda: shape B=%lld T=%lld H=%lld (%lld sequences) is outside the domain of '%s': '%s' is false\n", r->B, r->T,
-		        r->H, r->N, r->name, failed ? failed : "?");
-		free((void *)failed);
-		return 2;
-	}
 	char err[512];
-	if (!launch_shape(&r->L, r->p, r->dimvals, err, sizeof err)) {
-		fprintf(stderr, "cake kda: kernel '%s': %s\n", r->name, err);
-		return 2;
-	}
-	/* host-side descriptions of the parameters, then the family's shape refusals */
-	r->buf = xcalloc((size_t)r->k->nparams + 1, sizeof *r->buf);
-	for (int i = 0; i < r->k->nparams; i++) {
-		FamBuf *b = &r->buf[i];
-		b->decl = r->k->params[i];
-		b->rank = b->decl->rank;
-		if (b->decl->space != SP_GLOBAL)
-			continue;
-		if (!launch_param_extents(&r->L, i, b->dims, &b->elems)) {
-			fprintf(stderr, "cake kda: an extent of '%s' does not evaluate to a positive integer\n", b->decl->name);
-			return 1;
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		const char *failed = NULL;
+		if (!eval_domain(s->k, s->dimvals, &failed)) {
+			fprintf(stderr, "cake kda: shape B=%lld T=%lld H=%lld (%lld sequences) is outside the domain of '%s': '%s' is false\n", r->B,
+			        r->T, r->H, r->N, s->name, failed ? failed : "?");
+			free((void *)failed);
+			return 2;
 		}
-		b->bytes = b->elems * (size_t)dtype_size(b->decl->dt);
+		if (!launch_shape(&s->L, s->p, s->dimvals, err, sizeof err)) {
+			fprintf(stderr, "cake kda: kernel '%s': %s\n", s->name, err);
+			return 2;
+		}
 	}
-	FamBuf *Q = fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "Q");
-	if (Q && (Q->dims[3] != o->K || fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "V")->dims[3] != o->V)) {
-		fprintf(stderr, "cake kda: kernel '%s' is written for K = %lld, V = %lld, not K = %lld, V = %lld\n", r->name, Q->dims[3],
-		        fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, "V")->dims[3], o->K, o->V);
+	/* the layer's parameters, then the family's shape refusals */
+	if (merge_params(r))
+		return 1;
+	FamRun fr = {&r->layer, r->dimvals, r->buf, o->seed, o->check_heads, 1, NULL, r->scalars};
+	FamBuf *Q = fam_buf(&fr, "Q"), *V = fam_buf(&fr, "V");
+	if (Q->dims[3] != o->K || V->dims[3] != o->V) {
+		fprintf(stderr, "cake kda: %s %s is written for K = %lld, V = %lld, not K = %lld, V = %lld\n", what, nm, Q->dims[3], V->dims[3],
+		        o->K, o->V);
 		return 1;
 	}
-	FamRun fr = {r->k, r->dimvals, r->buf, o->seed, o->check_heads, 1, NULL, r->scalars};
 	if (r->fam->refuse && r->fam->refuse(&fr, err, sizeof err)) {
 		fprintf(stderr, "cake kda: %s\n", err);
 		return 2;
@@ -319,10 +560,10 @@ static double unif(uint64_t *st)
 /* Seeded host inputs; outputs allocated. */
 static bool make_inputs(Run *r)
 {
-	for (int i = 0; i < r->k->nparams; i++) {
+	for (int i = 0; i < r->layer.nparams; i++) {
 		FamBuf *b = &r->buf[i];
-		if (b->decl->space != SP_GLOBAL)
-			continue;
+		if (b->decl->space != SP_GLOBAL || r->work[i])
+			continue;   /* a workspace lives on the device only */
 		b->host = malloc(b->bytes ? b->bytes : 1);
 		if (!b->host) {
 			fprintf(stderr, "cake kda: host out of memory for '%s' (%zu bytes)\n", b->decl->name, b->bytes);
@@ -347,7 +588,7 @@ static bool make_inputs(Run *r)
 			}
 		}
 	}
-	FamRun fr = {.k = r->k, .buf = r->buf};
+	FamRun fr = {.k = &r->layer, .buf = r->buf};
 	FamBuf *A = fam_buf(&fr, "Alog"), *D = fam_buf(&fr, "Dtb");
 	kda_fill_gate_params(A->host, D->host, r->H, r->o->K, r->o->seed ^ 0xda7au);
 	return true;
@@ -361,10 +602,10 @@ static bool poison(Run *r)
 		return true;
 	char name[64];
 	snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - s) : 0, s);
-	FamBuf *b = eq ? fam_buf(&(FamRun){.k = r->k, .buf = r->buf}, name) : NULL;
+	FamBuf *b = eq ? fam_buf(&(FamRun){.k = &r->layer, .buf = r->buf}, name) : NULL;
 	char *end;
 	long long idx = eq ? strtoll(eq + 1, &end, 10) : -1;
-	if (!b || *end || idx < 0 || (size_t)idx >= b->elems || is_name(name, "O") || is_name(name, "SN") || is_name(name, "Cu")) {
+	if (!b || !b->host || *end || idx < 0 || (size_t)idx >= b->elems || is_name(name, "O") || is_name(name, "SN") || is_name(name, "Cu")) {
 		fprintf(stderr, "cake kda: --poison takes INPUT=INDEX with INPUT one of Q, K, V, G, Beta, Alog, Dtb, S0 and INDEX inside it (got '%s')\n", s);
 		return false;
 	}
@@ -377,7 +618,7 @@ static bool poison(Run *r)
 
 static KdaProblem problem_of(Run *r)
 {
-	FamRun fr = {.k = r->k, .buf = r->buf};
+	FamRun fr = {.k = &r->layer, .buf = r->buf};
 	KdaProblem p = {
 		.B = r->B, .T = r->T, .H = r->H, .K = r->o->K, .V = r->o->V, .N = r->N, .cu = r->cu, .packed = r->cu != NULL,
 		.gate = r->o->lower_bound_gate ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS, .lower_bound = r->o->lower_bound,
@@ -401,12 +642,24 @@ static bool gpu_fail(Run *r, const char *what)
 	return false;
 }
 
-/* Times of n launches (µs each, sorted ascending) of r's kernel, one at a time between events. */
+/* One launch of the layer: every stage in order on the app's stream. 0 or the CUresult. */
+static int chain_go(Run *r)
+{
+	for (int s = 0; s < r->nst; s++) {
+		int rc = launch_go(&r->g, &r->st[s].L);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Times of n launches of the layer (µs each, sorted ascending), one at a time between events
+ * (the events around the whole chain). */
 static bool time_single(Run *r, int n, double *t)
 {
 	for (int i = 0; i < n; i++) {
 		float ms = 0;
-		if (gpu_event_record(&r->g, r->ev[0]) || launch_go(&r->g, &r->L) || gpu_event_record(&r->g, r->ev[1]) ||
+		if (gpu_event_record(&r->g, r->ev[0]) || chain_go(r) || gpu_event_record(&r->g, r->ev[1]) ||
 		    gpu_event_elapsed_ms(&r->g, r->ev[0], r->ev[1], &ms))
 			return gpu_fail(r, "timing a launch");
 		t[i] = ms * 1e3;
@@ -415,13 +668,14 @@ static bool time_single(Run *r, int n, double *t)
 	return true;
 }
 
-/* Per-launch times (µs, sorted) from n replays of a graph of m launches. */
+/* Per-launch times (µs, sorted) from n replays of a graph of m launches of the layer (each
+ * the whole chain). */
 static bool time_graph(Run *r, int m, int n, double *t)
 {
 	if (gpu_graph_begin(&r->g))
 		return gpu_fail(r, "capturing the decode launches");
 	for (int i = 0; i < m; i++)
-		if (launch_go(&r->g, &r->L)) {
+		if (chain_go(r)) {
 			void *x = NULL;
 			gpu_graph_end(&r->g, &x);
 			gpu_graph_destroy(&r->g, x);
@@ -449,9 +703,9 @@ static bool dump(Run *r, double t_us, const char *method)
 {
 	const char *dir = r->o->dump;
 	char path[1024];
-	for (int i = 0; i < r->k->nparams; i++) {
+	for (int i = 0; i < r->layer.nparams; i++) {
 		FamBuf *b = &r->buf[i];
-		if (b->decl->space != SP_GLOBAL)
+		if (b->decl->space != SP_GLOBAL || r->work[i])
 			continue;
 		snprintf(path, sizeof path, "%s/%s.bin", dir, b->decl->name);
 		FILE *f = fopen(path, "wb");
@@ -466,7 +720,12 @@ static bool dump(Run *r, double t_us, const char *method)
 	StrBuf m = {0};
 	sb_printf(&m, "{\"kernel\":");
 	sb_json_str(&m, r->name);
-	sb_printf(&m, ",\"family\":\"%s\",\"mode\":\"%s\",\"B\":%lld,\"T\":%lld,\"H\":%lld,\"K\":%lld,\"V\":%lld,\"N\":%lld,"
+	sb_puts(&m, ",\"stages\":[");
+	for (int s = 0; s < r->nst; s++) {
+		sb_puts(&m, s ? "," : "");
+		sb_json_str(&m, r->st[s].name);
+	}
+	sb_printf(&m, "],\"family\":\"%s\",\"mode\":\"%s\",\"B\":%lld,\"T\":%lld,\"H\":%lld,\"K\":%lld,\"V\":%lld,\"N\":%lld,"
 	          "\"varlen\":%s,\"lower_bound\":", r->fam->name, r->o->mode == KDA_MODE_DECODE ? "decode" : "prefill", r->B, r->T, r->H,
 	          r->o->K, r->o->V, r->N, r->cu ? "true" : "false");
 	if (r->o->lower_bound_gate)
@@ -474,9 +733,9 @@ static bool dump(Run *r, double t_us, const char *method)
 	else
 		sb_puts(&m, "null");
 	sb_printf(&m, ",\"tensors\":{");
-	for (int i = 0, n = 0; i < r->k->nparams; i++) {
+	for (int i = 0, n = 0; i < r->layer.nparams; i++) {
 		FamBuf *b = &r->buf[i];
-		if (b->decl->space != SP_GLOBAL)
+		if (b->decl->space != SP_GLOBAL || r->work[i])
 			continue;
 		sb_printf(&m, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[", n++ ? "," : "", b->decl->name, dtype_name(b->decl->dt));
 		for (int d = 0; d < b->rank; d++)
@@ -525,7 +784,10 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 		fprintf(stderr, "cake kda: %s\n", why);
 		goto out;
 	}
-	pick_kernel(r);
+	if (pick_kernel(r)) {
+		status = 1;
+		goto out;
+	}
 	int pst = prepare(r);
 	if (pst) {
 		status = pst;
@@ -545,12 +807,15 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	char err[512];
 	CakeOptions co = cake_options(CAKE_JIT);
 	co.allow_spills = o->allow_spills;
-	if (cake_jit(&r->u, &co)) {
-		print_diags(r);
-		fprintf(stderr, "cake kda: compiling '%s': %s\n%s", r->name, r->u.error, r->u.jit.log ? r->u.jit.log : "");
-		if (r->u.status == GPU_EXIT_NO_DRIVER)
-			status = GPU_EXIT_NO_DRIVER;
-		goto out;
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		if (cake_jit(&s->u, &co)) {
+			print_diags(r);
+			fprintf(stderr, "cake kda: compiling '%s': %s\n%s", s->name, s->u.error, s->u.jit.log ? s->u.jit.log : "");
+			if (s->u.status == GPU_EXIT_NO_DRIVER)
+				status = GPU_EXIT_NO_DRIVER;
+			goto out;
+		}
 	}
 	/* the device: only now, after every CPU-side refusal */
 	int rc = gpu_open(&r->g, o->device);
@@ -564,39 +829,52 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 		goto out;
 	}
 	r->opened = true;
-	if (launch_load(&r->g, &r->L, r->u.jit.cubin, err, sizeof err)) {
-		fprintf(stderr, "cake kda: loading '%s': %s\n", r->name, err);
-		goto out;
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		if (launch_load(&r->g, &s->L, s->u.jit.cubin, err, sizeof err)) {
+			fprintf(stderr, "cake kda: loading '%s': %s\n", s->name, err);
+			goto out;
+		}
+		launch_fit(&s->L, r->g.sm_count);
 	}
-	launch_fit(&r->L, r->g.sm_count);
 	if (gpu_stream_create(&r->g, &r->stream) || gpu_event_create(&r->g, &r->ev[0]) || gpu_event_create(&r->g, &r->ev[1])) {
 		gpu_fail(r, "creating a stream");
 		goto out;
 	}
 	r->g.stream = r->stream;
-	r->dev = xcalloc((size_t)r->k->nparams + 1, sizeof *r->dev);
-	for (int i = 0; i < r->k->nparams; i++) {
+	/* the layer's buffers, once: inputs uploaded, outputs poisoned, workspaces filled with NaN bytes */
+	r->dev = xcalloc((size_t)r->layer.nparams + 1, sizeof *r->dev);
+	for (int i = 0; i < r->layer.nparams; i++) {
 		FamBuf *b = &r->buf[i];
 		if (b->decl->space != SP_GLOBAL)
 			continue;
-		if (gpu_alloc(&r->g, &r->dev[i], b->bytes) || gpu_htod(&r->g, r->dev[i], b->host, b->bytes)) {
+		if (gpu_alloc(&r->g, &r->dev[i], b->bytes) ||
+		    (r->work[i] ? gpu_memset8(&r->g, r->dev[i], 0xff, b->bytes) : gpu_htod(&r->g, r->dev[i], b->host, b->bytes))) {
 			gpu_fail(r, "allocating and copying the tensors");
 			goto out;
 		}
 	}
-	if (launch_args(&r->g, &r->L, r->dev, r->scalars, 0, err, sizeof err)) {
-		fprintf(stderr, "cake kda: '%s': %s\n", r->name, err);
-		goto out;
+	/* each stage's arguments: the layer's buffers by name */
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		s->dev = xcalloc((size_t)s->k->nparams + 1, sizeof *s->dev);
+		for (int i = 0; i < s->k->nparams; i++)
+			if (s->slot[i] >= 0)
+				s->dev[i] = r->dev[s->slot[i]];
+		if (launch_args(&r->g, &s->L, s->dev, s->scalars, 0, err, sizeof err)) {
+			fprintf(stderr, "cake kda: '%s': %s\n", s->name, err);
+			goto out;
+		}
 	}
 	/* the correctness launch, on poisoned outputs */
-	if (launch_go(&r->g, &r->L) || gpu_stream_sync(&r->g)) {
+	if (chain_go(r) || gpu_stream_sync(&r->g)) {
 		gpu_fail(r, "the kernel failed");
 		goto out;
 	}
-	FamRun fr = {.k = r->k, .buf = r->buf};
+	FamRun fr = {.k = &r->layer, .buf = r->buf};
 	FamBuf *O = fam_buf(&fr, "O"), *SN = fam_buf(&fr, "SN");
-	if (gpu_dtoh(&r->g, O->host, r->dev[fam_param(r->k, "O")], O->bytes) ||
-	    gpu_dtoh(&r->g, SN->host, r->dev[fam_param(r->k, "SN")], SN->bytes)) {
+	if (gpu_dtoh(&r->g, O->host, r->dev[fam_param(&r->layer, "O")], O->bytes) ||
+	    gpu_dtoh(&r->g, SN->host, r->dev[fam_param(&r->layer, "SN")], SN->bytes)) {
 		gpu_fail(r, "reading the outputs");
 		goto out;
 	}
@@ -619,7 +897,7 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	bool decode = o->mode == KDA_MODE_DECODE;
 	int iters = o->iters > 0 ? o->iters : decode ? 100 : 20;
 	for (int i = 0; i < o->warmup; i++)
-		if (launch_go(&r->g, &r->L)) {
+		if (chain_go(r)) {
 			gpu_fail(r, "a warm-up launch failed");
 			goto out;
 		}
@@ -637,7 +915,7 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	double t_med = graphed ? tg[iters / 2] : ts[iters / 2], t_min = graphed ? tg[0] : ts[0];
 	double sbytes = 2.0 * (double)r->N * (double)r->H * (double)o->K * (double)o->V * (p.state_bf16 ? 2 : 4);
 	double flops = 0, bytes = 0;
-	FamRun rr = {r->k, r->dimvals, r->buf, o->seed, 0, 1, NULL, r->scalars};
+	FamRun rr = {&r->layer, r->dimvals, r->buf, o->seed, 0, 1, NULL, r->scalars};
 	r->fam->rates(&rr, &flops, &bytes);
 	bool ok = !o->check || crc == 0;
 	if (o->dump && !dump(r, t_med, graphed ? "cuda_graph" : "events"))
@@ -646,7 +924,12 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	if (o->json) {
 		sb_printf(&rep, "{\"command\":\"kda\",\"mode\":\"%s\",\"kernel\":", decode ? "decode" : "prefill");
 		sb_json_str(&rep, r->name);
-		sb_printf(&rep, ",\"file\":");
+		sb_puts(&rep, ",\"stages\":[");
+		for (int s = 0; s < r->nst; s++) {
+			sb_puts(&rep, s ? "," : "");
+			sb_json_str(&rep, r->st[s].name);
+		}
+		sb_printf(&rep, "],\"file\":");
 		sb_json_str(&rep, r->file);
 		sb_printf(&rep, ",\"shape\":{\"B\":%lld,\"T\":%lld,\"H\":%lld,\"K\":%lld,\"V\":%lld,\"sequences\":%lld},\"state\":\"%s\",\"gate\":\"%s\","
 		          "\"device\":", r->B, r->T, r->H, o->K, o->V, r->N, p.state_bf16 ? "bf16" : "f32", gate);
@@ -692,23 +975,36 @@ out:
 		for (int i = 0; i < 2; i++)
 			if (r->ev[i])
 				gpu_event_destroy(&r->g, r->ev[i]);
-		for (int i = 0; r->dev && i < r->k->nparams; i++)
+		for (int i = 0; r->dev && i < r->layer.nparams; i++)
 			gpu_free(&r->g, r->dev[i]);
-		launch_free(&r->g, &r->L);
+		for (int s = 0; s < r->nst; s++)
+			launch_free(&r->g, &r->st[s].L);
 		r->g.stream = NULL;
 		gpu_stream_destroy(&r->g, r->stream);
 		gpu_close(&r->g);
 	} else {
-		launch_free(NULL, &r->L);
+		for (int s = 0; s < r->nst; s++)
+			launch_free(NULL, &r->st[s].L);
 	}
-	for (int i = 0; r->buf && i < r->k->nparams; i++)
+	for (int i = 0; r->buf && i < r->layer.nparams; i++)
 		free(r->buf[i].host);
 	free(r->buf);
 	free(r->dev);
 	free(r->scalars);
+	free(r->first);
+	free(r->uses);
+	free(r->work);
+	free(r->layer.params);
+	free(r->layer.dims);
 	free(r->cu);
-	if (r->compiled)
-		cake_unit_free(&r->u);
+	for (int si = 0; si < r->nst; si++) {
+		Stage *s = &r->st[si];
+		free(s->scalars);
+		free(s->slot);
+		free(s->dev);
+		if (s->compiled)
+			cake_unit_free(&s->u);
+	}
 	sb_free(&rep);
 	diag_free(&r->dl);
 	src_free(&r->ss);

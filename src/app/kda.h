@@ -32,7 +32,8 @@ typedef struct KdaOpts {
 	int iters, warmup, graph_launches, check_heads, device;
 	uint64_t seed;
 	const char *dir;            /* the kernels folder (kernels/kda) */
-	const char *kernel;         /* --kernel FILE[:NAME]: another kernel (NULL: the mode's default) */
+	const char *kernel;         /* --kernel FILE[:NAME[+NAME...]]: another kernel, or a chain of kernels of
+	                             * FILE run in order as one layer (NULL: the mode's default) */
 	const char *poison;         /* --poison NAME=INDEX: a NaN planted into an input (tests the refusal) */
 	const char *dump;           /* --dump DIR: every tensor (inputs, then the kernel's O and SN) as
 	                             * DIR/NAME.bin and DIR/meta.json, for bench/kda.sh's comparison with FLA */

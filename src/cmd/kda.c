@@ -2,14 +2,16 @@
  * kda.c — `cake kda`: one Kimi Delta Attention layer on the GPU (the app src/app/kda.c).
  *
  *   cake kda [--shape B=..,H=..,T=..[,K=..,V=..]] [--mode decode|prefill] [--state f32|bf16]
- *            [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME]] [--kernels DIR]
+ *            [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME[+NAME...]]] [--kernels DIR]
  *            [--iters N] [--warmup N] [--graph-launches N] [--no-graph] [--check-heads N]
  *            [--no-check] [--allow-spills] [--seed S] [--poison INPUT=INDEX] [--dump DIR] [--device N]
  *            [--format=text|json]
  *
  * Parses the options, refuses what they cannot mean, runs the app and prints
- * its report. Everything else (the kernel, the check, the timing) is the
- * app's; see docs/KDA.md.
+ * its report. --kernel FILE:A+B runs kernels A then B of FILE as one layer
+ * (a chain over buffers shared by name); the string is the app's to split and
+ * refuse. Everything else (the kernels, the check, the timing) is the app's;
+ * see docs/KDA.md.
  */
 #include "cmd.h"
 #include "../app/kda.h"
@@ -22,9 +24,10 @@ static int kda_usage(const char *fmt, const char *arg)
 	fprintf(stderr, "cake kda: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: cake kda [--shape B=..,H=..,T=..[,K=..,V=..]] [--mode decode|prefill] [--state f32|bf16]\n"
-	                "                [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME]] [--kernels DIR] [--iters N]\n"
-	                "                [--warmup N] [--graph-launches N] [--no-graph] [--check-heads N] [--no-check] [--seed S]\n"
-	                "                [--allow-spills] [--poison INPUT=INDEX] [--dump DIR] [--device N] [--format=text|json]\n");
+	                "                [--seqlens a,b,c] [--lower-bound L] [--kernel FILE[:NAME[+NAME...]]] [--kernels DIR]\n"
+	                "                [--iters N] [--warmup N] [--graph-launches N] [--no-graph] [--check-heads N] [--no-check]\n"
+	                "                [--seed S] [--allow-spills] [--poison INPUT=INDEX] [--dump DIR] [--device N]\n"
+	                "                [--format=text|json]\n");
 	return 2;
 }
 

@@ -8,11 +8,14 @@
  * graphs are dummy handles, and a kernel launch does nothing: so a host program's
  * control flow (allocation, argument blocks, stream capture, timing, checking,
  * reporting) runs under the sanitizers while its outputs keep whatever the host put
- * there (the poison), which the program's check must then report. Not a CUDA
- * implementation; never installed.
+ * there (the poison), which the program's check must then report. With
+ * FAKE_CUDA_LAUNCHES=FILE set, every accepted cuLaunchKernelEx appends its grid and
+ * block ("gx gy gz bx by bz") as a line to FILE, so a test can count launches. Not a
+ * CUDA implementation; never installed.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +72,12 @@ CUresult cuLaunchKernelEx(const void *cfg, void *f, void **p, void **x)
 	if (!c->gx || !c->gy || !c->gz || c->gy > 65535 || c->gz > 65535 || !c->bx || !c->by || !c->bz ||
 	    (unsigned long long)c->bx * c->by * c->bz > 1024 || c->smem > 232448 || !p)
 		return 1;   /* CUDA_ERROR_INVALID_VALUE */
+	const char *log = getenv("FAKE_CUDA_LAUNCHES");
+	FILE *lf = log && *log ? fopen(log, "a") : NULL;
+	if (lf) {
+		fprintf(lf, "%u %u %u %u %u %u\n", c->gx, c->gy, c->gz, c->bx, c->by, c->bz);
+		fclose(lf);
+	}
 	return 0;
 }
 CUresult cuEventCreate(void **e, unsigned f) { (void)f; *e = malloc(8); return 0; }

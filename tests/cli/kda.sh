@@ -9,6 +9,12 @@
 # exit status 69. With the fake driver the kernels are compiled, the buffers allocated, the
 # decode step captured into a CUDA graph and timed, and the untouched (NaN) outputs must be
 # reported as a mismatch; --dump must write every tensor and a valid meta.json.
+# Chains (--kernel FILE:A+B, fixtures in tests/cli/fixtures/kda_chain*.cake): refused before
+# the GPU with exit 1 for an unknown or empty stage name, a repeated '+', stages of different
+# families, a buffer whose dtype or shape differs between stages, a workspace that only one
+# stage names, a gate the chain does not take, a stage without a family buffer (the family's
+# contract, CK-SEM-044); on the fake driver a chain runs every stage on every launch of the
+# layer (FAKE_CUDA_LAUNCHES counts them) and reports the chain and its stages.
 . "$(dirname "$0")/lib.inc"
 
 run kda --shape B=1,H=8,T=0
@@ -44,6 +50,29 @@ expect "kda bf16-state prefill of packed sequences" 1 err "without --seqlens"
 run kda --mode prefill --state bf16 --shape T=64,H=2 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
 expect "kda f32-state kernel asked for a bf16 state" 1 err "keeps an f32 state, but --state bf16 was asked for"
 
+# ---- chains of kernels (--kernel FILE:A+B) ----
+CH=$FIX/kda_chain.cake
+PF="--mode prefill --shape B=1,H=2,T=64"
+run kda $PF --kernel $CH:chain_prep+nope
+expect "kda chain with an unknown stage" 1 err "'$CH' has no kernel named 'nope' \\(the chain chain_prep\\+nope\\)"
+run kda $PF --kernel $CH:chain_prep++chain_state
+expect "kda chain with a repeated separator" 1 err "the chain 'chain_prep\\+\\+chain_state' repeats the separator"
+run kda $PF --kernel $CH:chain_prep+
+expect "kda chain with an empty stage name" 1 err "the chain 'chain_prep\\+' has an empty stage name"
+run kda $PF --kernel $CH:chain_prep+chain_decode
+expect "kda chain of two families" 1 err "the chain chain_prep\\+chain_decode mixes families: stage 'chain_prep' is of family kda, stage 'chain_decode' of kda_decode"
+run kda $PF --kernel $CH:chain_prep+chain_state_wide
+expect "kda chain with a mismatched shared buffer" 1 \
+	err "buffer 'Wk' is f32\[1, 64, 2, 128\] in stage 'chain_prep' but f32\[1, 64, 2, 64\] in stage 'chain_state_wide'"
+run kda $PF --kernel $CH:chain_prep+chain_state+chain_lone
+expect "kda chain with a workspace of one stage" 1 err "'Lone' of kernel 'chain_lone' is a workspace" err "no other stage of the chain names it"
+run kda $PF --kernel $CH:chain_prep
+expect "kda one kernel with a workspace" 1 err "'Wk' of kernel 'chain_prep' is a workspace"
+run kda $PF --kernel $CH:chain_prep+chain_state --lower-bound -5
+expect "kda chain without the lower-bound gate" 1 err "the chain chain_prep\\+chain_state uses the softplus gate, but --lower-bound was given"
+run kda $PF --kernel $FIX/kda_chain_no_out.cake:chain_no_out+chain_no_out
+expect "kda chain stage without O" 1 err "has no global parameter 'O' \[CK-SEM-044\]" err "cannot be lowered; nothing was run"
+
 FAKE=$T/fake
 mkdir -p "$FAKE"
 if ! python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
@@ -68,6 +97,29 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		cp "$T/out" "$T/prefill.json"
 		run kda --mode prefill --state bf16 --shape B=1,H=2,T=40 --lower-bound -5 --iters 1 --check-heads 2 --format=json
 		expect "kda bf16-state prefill on the fake driver" 1 out '"kernel":"kda_prefill_bf16_lb"' out '"state":"bf16"' out '"ok":false'
+		# a chain: every stage on every launch of the layer (1 checked + 1 warm-up + 3 timed + a graph of 4)
+		FAKE_CUDA_LAUNCHES=$T/launches; export FAKE_CUDA_LAUNCHES
+		run kda --kernel kernels/kda/kda_decode.cake:kda_decode+kda_decode --shape B=2,H=4 --iters 3 --warmup 1 \
+			--graph-launches 4 --check-heads 4
+		expect "kda decode chain on the fake driver" 1 out 'decode kda_decode\+kda_decode \(kernels/kda/kda_decode.cake\)' \
+			out 'a CUDA graph of 4 launches' out 'verdict: mismatch'
+		n=$(wc -l <"$T/launches" 2>/dev/null || echo 0)
+		if [ "$n" -eq 18 ]; then ok "kda decode chain launches both stages each time (18)"; else bad "kda decode chain launch count" "$n launches, not 18"; fi
+		rm -f "$T/launches"
+		mkdir -p "$T/cdump"
+		run kda $PF --kernel $CH:chain_prep+chain_state --iters 2 --warmup 1 --check-heads 2 --format=json --dump "$T/cdump"
+		expect "kda prefill chain with a workspace on the fake driver" 1 out '"kernel":"chain_prep\+chain_state"' \
+			out '"stages":\["chain_prep","chain_state"\]' out '"ok":false'
+		n=$(wc -l <"$T/launches" 2>/dev/null || echo 0)
+		if [ "$n" -eq 8 ] && json_valid "kda chain json" "$T/out" && json_valid "kda chain meta.json" "$T/cdump/meta.json" &&
+		   [ -f "$T/cdump/O.bin" ] && [ ! -e "$T/cdump/Wk.bin" ]; then
+			ok "kda prefill chain: 8 launches, the dump without the workspace"
+		else
+			bad "kda prefill chain: 8 launches, the dump without the workspace" "$n launches; $(ls "$T/cdump" 2>&1)"
+		fi
+		unset FAKE_CUDA_LAUNCHES
+		run kda $PF --kernel $CH:chain_prep+chain_state --poison Wk=0
+		expect "kda poison of a workspace" 2 err '--poison takes INPUT=INDEX'
 		cp "$T/prefill.json" "$T/out"
 		if json_valid "kda json" "$T/out" && json_valid "kda meta.json" "$T/dump/meta.json" && [ -f "$T/dump/Cu.bin" ] &&
 		   [ "$(wc -c <"$T/dump/Q.bin")" -eq $((50 * 2 * 128 * 2)) ] && [ "$(wc -c <"$T/dump/SN.bin")" -eq $((2 * 2 * 128 * 128 * 4)) ]; then
