@@ -335,6 +335,15 @@ static int compile_stage(Run *r, Stage *s)
 		        "family's parameters\n", s->name, fname ? fname : "none");
 		return 1;
 	}
+	if (s->k->family->stage != (r->nst > 1)) {
+		if (r->nst > 1)
+			fprintf(stderr, "cake kda: kernel '%s' is a whole layer (`family %s`), not a stage of a chain; run it alone (--kernel %s:%s), "
+			        "or mark the chain's kernels `family %s stage`\n", s->name, fname, r->file, s->name, fname);
+		else
+			fprintf(stderr, "cake kda: kernel '%s' is one stage of a chain (`family %s stage`); run it with the other stages of its "
+			        "layer, e.g. --kernel %s:%s+NEXT\n", s->name, fname, r->file, s->name);
+		return 1;
+	}
 	if (!r->fam)
 		r->fam = fam;
 	else if (fam != r->fam) {

@@ -739,6 +739,11 @@ static bool decode_fits(const Kernel *k, char *why, size_t n)
 	return fits_common(k, false, false, why, n);
 }
 
+static bool decode_fits_stage(const Kernel *k, char *why, size_t n)
+{
+	return fits_common(k, false, true, why, n);
+}
+
 /* The problem of a run (host images may be NULL). */
 static KdaProblem problem(const FamRun *r)
 {
@@ -939,6 +944,7 @@ const Family family_kda_decode = {
 	          "S0, SN: f32|bf16[B, H, DV, DK], lower_bound: f32 scalar (optional)",
 	.tolerance = TOL_TEXT_DECODE,
 	.fits = decode_fits,
+	.fits_stage = decode_fits_stage,
 	.refuse = decode_refuse,
 	.inputs = kda_inputs,
 	.check = decode_family_check,

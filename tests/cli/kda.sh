@@ -67,7 +67,9 @@ expect "kda chain with a mismatched shared buffer" 1 \
 run kda $PF --kernel $CH:chain_prep+chain_state+chain_lone
 expect "kda chain with a workspace of one stage" 1 err "'Lone' of kernel 'chain_lone' is a workspace" err "no other stage of the chain names it"
 run kda $PF --kernel $CH:chain_prep
-expect "kda one kernel with a workspace" 1 err "'Wk' of kernel 'chain_prep' is a workspace"
+expect "kda one stage run alone" 1 err "kernel 'chain_prep' is one stage of a chain" err "run it with the other stages of its layer"
+run kda $PF --kernel $CH:chain_prep+chain_whole
+expect "kda chain with a whole layer in it" 1 err "kernel 'chain_whole' is a whole layer" err "not a stage of a chain"
 run kda $PF --kernel $CH:chain_prep+chain_state --lower-bound -5
 expect "kda chain without the lower-bound gate" 1 err "the chain chain_prep\\+chain_state uses the softplus gate, but --lower-bound was given"
 run kda $PF --kernel $FIX/kda_chain_no_out.cake:chain_no_out+chain_no_out
@@ -99,9 +101,9 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		expect "kda bf16-state prefill on the fake driver" 1 out '"kernel":"kda_prefill_bf16_lb"' out '"state":"bf16"' out '"ok":false'
 		# a chain: every stage on every launch of the layer (1 checked + 1 warm-up + 3 timed + a graph of 4)
 		FAKE_CUDA_LAUNCHES=$T/launches; export FAKE_CUDA_LAUNCHES
-		run kda --kernel kernels/kda/kda_decode.cake:kda_decode+kda_decode --shape B=2,H=4 --iters 3 --warmup 1 \
+		run kda --kernel $CH:chain_dprep+chain_dstate --shape B=2,H=4 --iters 3 --warmup 1 \
 			--graph-launches 4 --check-heads 4
-		expect "kda decode chain on the fake driver" 1 out 'decode kda_decode\+kda_decode \(kernels/kda/kda_decode.cake\)' \
+		expect "kda decode chain on the fake driver" 1 out "decode chain_dprep\\+chain_dstate \\($CH\\)" \
 			out 'a CUDA graph of 4 launches' out 'verdict: mismatch'
 		n=$(wc -l <"$T/launches" 2>/dev/null || echo 0)
 		if [ "$n" -eq 18 ]; then ok "kda decode chain launches both stages each time (18)"; else bad "kda decode chain launch count" "$n launches, not 18"; fi
