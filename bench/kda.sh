@@ -27,7 +27,8 @@
 #            kda_prefill_lb (what the chunks buy), the plain
 #            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
 #            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
-#            (T = 32768, H = 32).
+#            (T = 32768, H = 32); and the split prefill (kda_prefill_split_lb.cake, a prep and a
+#            state kernel chained) at the fixed-length shapes and T = 32768.
 # --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases, KDA_CASES=prefill only
 # the prefill ones (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
 # two device calls). Results: $KDA_BENCH_DIR (default
@@ -127,6 +128,17 @@ else
 	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
 	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
+	# the split prefill (kernels/kda/kda_prefill_split_lb.cake): a chunk-parallel prep kernel and a
+	# serial state kernel per value half, chained as one layer, at the fixed-length paper shapes
+	SPLIT=kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb
+	[ "${KDA_CASES:-all}" = decode ] || for H in 96 64; do
+		case_ prefill_T8192_H${H}_1seq_split --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16 \
+			--kernel $SPLIT
+		case_ prefill_T8192_H${H}_8x1024_split --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16 \
+			--kernel $SPLIT
+	done
+	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T32768_H32_1seq_split --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 \
+		--iters 3 --check-heads 8 --kernel $SPLIT
 fi
 
 echo "== FLA (fla-core, FLA_FLASH_KDA=0) on the same inputs"

@@ -473,11 +473,21 @@ bool cal_run(const CalRequest *req, CalReport *rep, char *err, size_t n)
 	if (!rep->fitted.version[0])
 		snprintf(rep->fitted.version, sizeof rep->fitted.version, "%s-fit", rep->gpu->cost_model);
 	snprintf(rep->fitted.target, sizeof rep->fitted.target, "%s", rep->gpu->name);
+	/* the sources by base name, as many as fit the one-line record; the rest counted, never cut */
 	char names[160] = "";
-	for (int i = 0; i < req->ndata || (i == 0 && req->store); i++) {
+	int nsrc = req->store ? 1 : req->ndata, listed = 0;
+	for (int i = 0; i < nsrc; i++) {
 		const char *p = req->store ? req->store : req->data[i], *b = strrchr(p, '/');
+		const char *nm = b ? b + 1 : p;
+		size_t at = strlen(names), need = strlen(nm) + (i ? 2 : 0), tail = i + 1 < nsrc ? 20 : 0;
+		if (at + need + tail >= sizeof names)
+			break;
+		snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", nm);
+		listed++;
+	}
+	if (listed < nsrc) {
 		size_t at = strlen(names);
-		snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", b ? b + 1 : p);
+		snprintf(names + at, sizeof names - at, "%sand %d more", listed ? ", " : "", nsrc - listed);
 	}
 	snprintf(rep->fitted.fitted_on, sizeof rep->fitted.fitted_on, "%d measurements from %s: %d fitted, %d held out "
 	         "(1 in %d %s)", ns, names, rep->train, rep->heldout, req->holdout > 0 ? req->holdout : 3,
