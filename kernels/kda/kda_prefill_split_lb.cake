@@ -63,7 +63,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   frag t16:  bf16[64, 128] in math split n  # a chunk tile on its way from memory
   frag x:    f32[64, 128] in math split n   # log-decay g; later w
   frag gs:   f32[64, 128] in math split n   # G = cumsum(g); later u
-  frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat, then q-hat again
+  frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat
   frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start)
   frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
   frag aqk:  f32[64, 64] in math split n    # A_qk
@@ -105,6 +105,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
       store qa[:, :] <- bf16(kn * exp(o))
+      store QG[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(gs))
       load t16 <- ks[:, :]
       kn = l2norm(f32(t16))
       store ka[:, :] <- bf16(kn * exp(o))
@@ -127,9 +128,6 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       store ka[:, :] <- bf16(kn * exp(gs))
       load t16 <- vs[:, :]
       store vb[:, :] <- t16
-      load t16 <- qs[:, :]
-      kn = l2norm(f32(t16)) * 0.08838834764831845
-      store QG[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(gs))
       fence proxy_async
       arrive empty
       sync math
