@@ -110,9 +110,14 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       kn = l2norm(f32(t16))
       store ka[:, :] <- bf16(kn * exp(o))
       store KD[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
-      akk = 0.0
-      aqk = 0.0
-      for rb in 0 .. 4 {
+      store vb[:, :] <- bf16(where(row_idx() < 16, kn * exp(gs * -1.0), 0.0))   # round 0: R_0 = 0
+      fence proxy_async
+      sync math
+      wgmma akk = ka @ vb^T
+      wgmma aqk = qa @ vb^T
+      wgmma_wait 0
+      sync math
+      for rb in 1 .. 4 {
         r = colsum(where(row_idx() == rb * 16 - 1, gs, 0.0))
         store vb[:, :] <- bf16(where(row_idx() < rb * 16 + 16, kn * exp(cols(r) - gs), 0.0))
         fence proxy_async
