@@ -188,6 +188,62 @@ static void test_params_do_not_fit(void **state)
 	src_free(&s2);
 }
 
+/* `family F stage`: a kda stage is held to the family tensors it names; run alone it has no
+ * family (family_of_kernel); a family without chains (gemm) refuses the clause. */
+static void test_stages(void **state)
+{
+	static const char *const stage =
+		"kernel part target sm_90a family kda stage\n"
+		"  param Q:  global bf16[B, T, H, 128]\n"
+		"  param Wk: global f32[B, T, H, 128]\n"
+		"  grid (T, H, B) as (t, h, b)\n"
+		"  role w warps 0..0\n"
+		"  frag x16: bf16[128] in w\n"
+		"{\n"
+		"  in w {\n"
+		"    load x16 <- Q[b, t, h, :]\n"
+		"    store Wk[b, t, h, :] <- f32(x16)\n"
+		"  }\n"
+		"}\n";
+	SourceSet ss = {0};
+	DiagList dl = {0};
+	CakeUnit u;
+	assert_int_equal(compile(&u, &ss, &dl, stage, CAKE_SEMA, NULL), 0);
+	assert_int_equal(dl.nerr, 0);
+	assert_true(u.kernels[0]->family->stage);
+	assert_null(family_of_kernel(u.kernels[0]));   /* a stage alone has no oracle */
+	assert_non_null(family_find(family_builtin(), u.kernels[0]->family->name));   /* by name, for the chain */
+	cake_unit_free(&u);
+	diag_free(&dl);
+	src_free(&ss);
+	/* the same kernel as a whole layer misses the family's tensors */
+	char *whole = xstrdup(stage);
+	memcpy(strstr(whole, " stage\n"), "      \n", 7);
+	SourceSet s2 = {0};
+	DiagList d2 = {0};
+	assert_int_equal(compile(&u, &s2, &d2, whole, CAKE_SEMA, NULL), 1);
+	assert_true(has_rule(&d2, "CK-SEM-044"));
+	cake_unit_free(&u);
+	diag_free(&d2);
+	src_free(&s2);
+	free(whole);
+	/* gemm runs no chains */
+	SourceSet s3 = {0};
+	DiagList d3 = {0};
+	const char *tail = strstr(stage, " stage\n");
+	char *g = xmalloc(strlen(stage) + 8);
+	snprintf(g, strlen(stage) + 8, "kernel part target sm_90a family gemm%s", tail);
+	compile(&u, &s3, &d3, g, CAKE_SEMA, NULL);
+	bool named = false;
+	for (int i = 0; i < d3.n; i++)
+		named |= !strcmp(d3.items[i]->rule, "CK-SEM-044") && strstr(d3.items[i]->msg, "runs no chains of stages");
+	assert_true(named);
+	cake_unit_free(&u);
+	diag_free(&d3);
+	src_free(&s3);
+	free(g);
+}
+
 /* Host images for a compiled kernel under dims, as the runner makes them. */
 typedef struct Host {
 	FamBuf b[8];
@@ -387,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_test_family_accepted),
 		cmocka_unit_test(test_unknown_family),
 		cmocka_unit_test(test_params_do_not_fit),
+		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_test_family_hooks),
 		cmocka_unit_test(test_builtin_registry),
 		cmocka_unit_test(test_reset_policy),
