@@ -161,7 +161,7 @@ static const CostModel builtin[] = {
 			[CC_HANDOFF_US] = 0.112671,
 		},
 		.data_hash = "xxh3-64:da3c45d8154dd8b5",
-		.fitted_on = "483 measurements from h200-real.jsonl, h200-gemm-clean-start-2026-12-01.jsonl, h200-gemm-clean-start-v3-2026-12-01.jsonl, h200-kmeans-clean-start-2026-12-01.jsonl, h200-gemm-calib-2: 326 fitted, 157 held out (1 in 3 candidates)",
+		.fitted_on = "483 measurements from h200-real.jsonl, h200-gemm-clean-start-2026-12-01.jsonl, h200-gemm-clean-start-v3-2026-12-01.jsonl, and 3 more: 326 fitted, 157 held out (1 in 3 candidates)",
 		.rows = 483, .train = 326, .heldout = 157,
 	},
 	{
