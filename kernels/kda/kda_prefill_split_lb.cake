@@ -64,7 +64,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   frag x:    f32[64, 128] in math split n   # log-decay g; later w
   frag gs:   f32[64, 128] in math split n   # G = cumsum(g); later u
   frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat
-  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start)
+  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start), then e^(G - R_b)
   frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
   frag aqk:  f32[64, 64] in math split n    # A_qk
   frag t1:   f32[64, 64] in math split n    # a round's products
@@ -101,14 +101,15 @@ kernel kda_split_prep_lb target sm_90a family kda stage
         r = colsum(where(row_idx() == sc * 16 - 1, gs, 0.0))
         o = where(row_idx() >= sc * 16, gs - cols(r), o)
       }
+      o = exp(o)
       wait full
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
-      store qa[:, :] <- bf16(kn * exp(o))
+      store qa[:, :] <- bf16(kn * o)
       store QG[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(gs))
       load t16 <- ks[:, :]
       kn = l2norm(f32(t16))
-      store ka[:, :] <- bf16(kn * exp(o))
+      store ka[:, :] <- bf16(kn * o)
       store KD[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
       store vb[:, :] <- bf16(where(row_idx() < 16, kn * exp(gs * -1.0), 0.0))   # round 0: R_0 = 0
       fence proxy_async
