@@ -65,7 +65,7 @@ kernel kda_prefill_chunk_lb target sm_90a family kda
   frag x:    f32[64, 128] in math split n   # log-decay g; later w
   frag gs:   f32[64, 128] in math split n   # G = cumsum(g); later u
   frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat; later w S, then v'
-  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start); later o
+  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start), then e^(G - R_b); later o
   frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
   frag aqk:  f32[64, 64] in math split n    # A_qk
   frag t1:   f32[64, 64] in math split n    # a round's products
@@ -103,13 +103,14 @@ kernel kda_prefill_chunk_lb target sm_90a family kda
       }
       store sb[:, :] <- bf16(S)
       S = S * cols(exp(gc))
+      o = exp(o)
       wait full
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
-      store qa[:, :] <- bf16(kn * exp(o))
+      store qa[:, :] <- bf16(kn * o)
       load t16 <- ks[:, :]
       kn = l2norm(f32(t16))
-      store ka[:, :] <- bf16(kn * exp(o))
+      store ka[:, :] <- bf16(kn * o)
       store kb[:, :] <- bf16(kn * exp(cols(gc) - gs))
       akk = 0.0
       aqk = 0.0
