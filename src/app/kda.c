@@ -473,6 +473,30 @@ static int merge_params(Run *r)
 			        r->layer.params[j]->name, r->st[r->first[j]].name, r->nst > 1 ? "the chain" : "the layer");
 			return 1;
 		}
+	/* A workspace is written before it is read: the first stage that names it must be one that
+	 * writes it (its plan marks the parameter an output: a store, tma store or atomic_add). */
+	for (int j = 0; j < r->layer.nparams; j++) {
+		if (!r->work[j])
+			continue;
+		const char *wn = r->layer.params[j]->name;
+		int writer = -1;
+		for (int si = 0; si < r->nst && writer < 0; si++)
+			for (int i = 0; i < r->st[si].p->nparams; i++)
+				if (is_name(r->st[si].p->params[i].name, wn) && r->st[si].p->params[i].output) {
+					writer = si;
+					break;
+				}
+		if (writer < 0) {
+			fprintf(stderr, "cake kda: no stage of %s writes the workspace '%s' (every stage only reads it); a workspace carries what "
+			        "one stage computes to a later one\n", r->name, wn);
+			return 1;
+		}
+		if (writer != r->first[j]) {
+			fprintf(stderr, "cake kda: stage '%s' reads the workspace '%s' before stage '%s' writes it; order the chain writer first "
+			        "(FILE:%s+%s)\n", r->st[r->first[j]].name, wn, r->st[writer].name, r->st[writer].name, r->st[r->first[j]].name);
+			return 1;
+		}
+	}
 	/* Every stage fits the family (CK-SEM-044 refuses a kernel without O, SN, ... before
 	 * this), so this holds today; the family's hooks and the check rely on it. */
 	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++) {

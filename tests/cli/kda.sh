@@ -12,7 +12,8 @@
 # Chains (--kernel FILE:A+B, fixtures in tests/cli/fixtures/kda_chain*.cake): refused before
 # the GPU with exit 1 for an unknown or empty stage name, a repeated '+', stages of different
 # families, a buffer whose dtype or shape differs between stages, a workspace that only one
-# stage names, a gate the chain does not take, a stage without a family buffer (the family's
+# stage names, a workspace read before a stage writes it (or written by none), a gate the chain
+# does not take, a stage without a family buffer (the family's
 # contract, CK-SEM-044); on the fake driver a chain runs every stage on every launch of the
 # layer (FAKE_CUDA_LAUNCHES counts them) and reports the chain and its stages.
 . "$(dirname "$0")/lib.inc"
@@ -66,6 +67,10 @@ expect "kda chain with a mismatched shared buffer" 1 \
 	err "buffer 'Wk' is f32\[1, 64, 2, 128\] in stage 'chain_prep' but f32\[1, 64, 2, 64\] in stage 'chain_state_wide'"
 run kda $PF --kernel $CH:chain_prep+chain_state+chain_lone
 expect "kda chain with a workspace of one stage" 1 err "'Lone' of kernel 'chain_lone' is a workspace" err "no other stage of the chain names it"
+run kda $PF --kernel $CH:chain_state+chain_prep
+expect "kda chain reading a workspace before it is written" 1 err "stage 'chain_state' reads the workspace 'Wk' before stage 'chain_prep' writes it"
+run kda $PF --kernel $CH:chain_state+chain_state
+expect "kda chain whose workspace no stage writes" 1 err "no stage of chain_state\\+chain_state writes the workspace 'Wk'"
 run kda $PF --kernel $CH:chain_prep
 expect "kda one stage run alone" 1 err "kernel 'chain_prep' is one stage of a chain" err "run it with the other stages of its layer"
 run kda $PF --kernel $CH:chain_prep+chain_whole
