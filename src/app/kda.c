@@ -271,17 +271,6 @@ static bool is_name(const char *a, const char *b)
 
 /* The names of the family's buffers: the layer's inputs and outputs. Any other global
  * parameter is a workspace. */
-static const char *const fam_names[] = {"Q", "K", "V", "G", "Beta", "Alog", "Dtb", "S0", "SN", "O", "Cu"};
-
-static bool is_family_name(const char *n)
-{
-	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++)
-		if (is_name(n, fam_names[i]))
-			return true;
-	return false;
-}
-
-/* The value of dim `n` (B, T, H, N, N1), or -1. */
 static long long dim_value(const Run *r, const char *n)
 {
 	return is_name(n, "B") ? r->B : is_name(n, "T") ? r->T : is_name(n, "H") ? r->H : is_name(n, "N") ? r->N
@@ -444,7 +433,7 @@ static int merge_params(Run *r)
 				r->layer.params[j] = d;
 				r->buf[j] = b;
 				r->first[j] = si;
-				r->work[j] = global && !is_family_name(d->name);
+				r->work[j] = global && !kda_is_buffer(d->name);
 				r->scalars[j] = global ? 0 : s->scalars[i];
 			} else if (global) {
 				FamBuf *a = &r->buf[j];
@@ -497,16 +486,12 @@ static int merge_params(Run *r)
 			return 1;
 		}
 	}
-	/* Every stage fits the family (CK-SEM-044 refuses a kernel without O, SN, ... before
-	 * this), so this holds today; the family's hooks and the check rely on it. */
-	for (size_t i = 0; i < sizeof fam_names / sizeof *fam_names; i++) {
-		const char *n = fam_names[i];
-		if (is_name(n, "Cu") || layer_param(r, n, true) >= 0)
-			continue;
-		bool out = is_name(n, "O") || is_name(n, "SN");
-		fprintf(stderr, "cake kda: no stage of %s takes the family's %s '%s' (the layer %s O and SN and reads Q, K, V, G, Beta, "
-		        "Alog, Dtb and S0); add the stage that %s it\n", r->name, out ? "output" : "input", n,
-		        r->o->mode == KDA_MODE_DECODE ? "step writes" : "writes", out ? "writes" : "reads");
+	/* the layer as a whole holds the family's contract: each stage is checked only for the family
+	 * tensors it names (`family F stage`), so the union is what must name them all */
+	char why[256];
+	if (r->nst > 1 && r->fam->fits && !r->fam->fits(&r->layer, why, sizeof why)) {
+		fprintf(stderr, "cake kda: the stages of %s together do not fit family %s: %s; add the stage that takes it (the family binds %s)\n",
+		        r->name, r->fam->name, why, r->fam->params);
 		return 1;
 	}
 	return 0;

@@ -682,6 +682,14 @@ static const struct { const char *name; const DType *dts; int ndts, rank; } kda_
 	{"Alog", df32, 1, 1}, {"Dtb", df32, 1, 2}, {"S0", dst, 2, 4}, {"SN", dst, 2, 4},
 };
 
+bool kda_is_buffer(const char *name)
+{
+	for (size_t i = 0; name && i < NELEM(kda_tensors); i++)
+		if (!strcmp(name, kda_tensors[i].name))
+			return true;
+	return name && !strcmp(name, "Cu");
+}
+
 /* The contract; a stage (partial) is held only to the family tensors it names. */
 static bool fits_common(const Kernel *k, bool allow_cu, bool partial, char *why, size_t n)
 {

@@ -67,6 +67,10 @@ long long kda_seq(const KdaProblem *p, long long n, long long *t0, long long *b)
 const char *kda_refuse_shape(const KdaProblem *p, long long kernel_k, long long kernel_v, char *buf, size_t n);
 /* cu_seqlens refusals: n1 < 2 offsets, cu[0] != 0, a decreasing pair (not
  * monotone), an equal pair (a zero-length sequence), cu[n1-1] != T. */
+/* true for the name of one of the family's tensors (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu):
+ * what a layer binds as its inputs and outputs, every other global of a chain being a workspace */
+bool kda_is_buffer(const char *name);
+
 const char *kda_refuse_seqlens(const int64_t *cu, long long n1, long long T, char *buf, size_t n);
 /* A lower bound outside [-5, 0) for the lower-bound gate. */
 const char *kda_refuse_gate(const KdaProblem *p, char *buf, size_t n);

@@ -23,7 +23,7 @@
  *                  its own columns, or the same ones redundantly); `split m` one slab
  *                  whose blocks run across the warpgroups.
  *
- *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64; B and
+ *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64, R % 4 == 0; B and
  *                  X [R, C]) through the role's part of the lowering's shared scratch
  *                  (Plan.scratch_role, derive_scratch). The holders of L's lower triangle write
  *                  it as f32 in four row groups (rows 4 m + q in group q, row m padded to 4 m + 4
@@ -187,8 +187,8 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	long long R = dst->rows, C = dst->cols;
 	long long off = e->p->scratch_role ? e->p->scratch_role[e->role] : -1;
 	if (!lf || !bf || lf->role != e->role || bf->role != e->role || lf->regs_per_thread == 0 || bf->regs_per_thread == 0 || lf->rows != R ||
-	    lf->cols != R || bf->rows != R || bf->cols != C || dst->dt != DT_F32 || R > 64 || off < 0) {
-		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, B) is lowered for sm_90a into an f32 accumulator-layout fragment [R, C] from L [R, R] and B [R, C], accumulator-layout expressions of this role, R at most 64");
+	    lf->cols != R || bf->rows != R || bf->cols != C || dst->dt != DT_F32 || R > 64 || R % 4 || off < 0) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, B) is lowered for sm_90a into an f32 accumulator-layout fragment [R, C] from L [R, R] and B [R, C], accumulator-layout expressions of this role, R at most 64 and a multiple of 4");
 		diag_set(&d->resource, "%s", dst->name);
 		diag_set(&d->hint, "solve 64 rows at a time (a blocked solve with wgmma updates between the blocks)");
 		return;
@@ -205,7 +205,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		P /= 2;
 	long long npass = C / P;
 	long long ldx = P + 1;                /* a padded row: the column reads of consecutive rows stay conflict-free */
-	long long R4 = (R + 3) / 4;           /* rows per thread: a lane quad per column, thread q_ holds rows 4 m_ + q_ */
+	long long R4 = R / 4;                 /* rows per thread: a lane quad per column, thread q_ holds rows 4 m_ + q_ */
 	long long grp = plan_trisolve_group(R);    /* L's rows 4 m + q, q fixed, one after the other (rows padded to 4 m + 4) */
 	int ncolq = r->nthreads / 4;          /* the role's quads */
 	long long nc = (P + ncolq - 1) / ncolq;   /* columns per quad and pass */
@@ -230,7 +230,6 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	}
 	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, 0, pass, P);
 	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
-	const char *rin = R % 4 ? arena_printf(&e->c->arena, "4 * m_ + q_ < %lld && ", R) : "";
 	sm90_line(e, "#pragma unroll 1");
 	sm90_line(e, "for (int k_ = 0; k_ < %lld; ++k_) {   /* this quad's columns, one at a time */", nc);
 	e->ind++;
@@ -238,7 +237,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "float x_[%lld];   /* rows 4 m_ + q_ of the column */", R4);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
-	sm90_line(e, "\tx_[m_] = %scol_ < %lld ? tx_[(4 * m_ + q_) * %lld + col_] : 0.0f;", rin, P, ldx);
+	sm90_line(e, "\tx_[m_] = col_ < %lld ? tx_[(4 * m_ + q_) * %lld + col_] : 0.0f;", P, ldx);
 	sm90_line(e, "/* block sweep, four rows at a time (rows 4 b_ .. 4 b_ + 3, one per thread of the quad, in x_[0]): the");
 	sm90_line(e, "   quad solves its block with four shuffles (the owner of row 4 b_ + t_ scales it by 1 / L_ii and hands");
 	sm90_line(e, "   it on), every later row takes the block's four x off at once, the finished row goes back to the");
@@ -263,7 +262,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t\tconst float *const lr_ = lq_ + 2 * (b_ + m_) * (b_ + m_ + 1) + 4 * b_;   /* row 4 (b_ + m_) + q_, columns 4 b_ .. */");
 	sm90_line(e, "\t\tx_[m_] -= (lr_[0] * xb_[0] + lr_[1] * xb_[1]) + (lr_[2] * xb_[2] + lr_[3] * xb_[3]);");
 	sm90_line(e, "\t}");
-	sm90_line(e, "if (%scol_ < %lld)", R % 4 ? arena_printf(&e->c->arena, "4 * b_ + q_ < %lld && ", R) : "", P);
+	sm90_line(e, "if (col_ < %lld)", P);
 	sm90_line(e, "\ttx_[(4 * b_ + q_) * %lld + col_] = x_[0];   /* X over B: each column is read and written by its quad */", ldx);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 0; m_ + 1 < %lld; ++m_)", R4);

@@ -13,7 +13,7 @@
 # the GPU with exit 1 for an unknown or empty stage name, a repeated '+', stages of different
 # families, a buffer whose dtype or shape differs between stages, a workspace that only one
 # stage names, a workspace read before a stage writes it (or written by none), a gate the chain
-# does not take, a stage without a family buffer (the family's
+# does not take, stages that together miss a family buffer, a stage without a family buffer (the family's
 # contract, CK-SEM-044); on the fake driver a chain runs every stage on every launch of the
 # layer (FAKE_CUDA_LAUNCHES counts them) and reports the chain and its stages.
 . "$(dirname "$0")/lib.inc"
@@ -71,6 +71,8 @@ run kda $PF --kernel $CH:chain_state+chain_prep
 expect "kda chain reading a workspace before it is written" 1 err "stage 'chain_state' reads the workspace 'Wk' before stage 'chain_prep' writes it"
 run kda $PF --kernel $CH:chain_state+chain_state
 expect "kda chain whose workspace no stage writes" 1 err "no stage of chain_state\\+chain_state writes the workspace 'Wk'"
+run kda --mode prefill --shape B=1,H=2,T=256 --lower-bound -5 --kernel kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_prep_lb
+expect "kda chain whose stages together miss a family buffer" 1 err "the stages of kda_split_prep_lb\\+kda_split_prep_lb together do not fit family kda: it has no global parameter 'O'"
 run kda $PF --kernel $CH:chain_prep
 expect "kda one stage run alone" 1 err "kernel 'chain_prep' is one stage of a chain" err "run it with the other stages of its layer"
 run kda $PF --kernel $CH:chain_prep+chain_whole
