@@ -29,20 +29,15 @@ python3 - "$OUT" $vs <<'PY'
 import json, os, sys
 out = sys.argv[1]
 print('%-18s %10s %8s %10s %10s' % ('shape', 'time_us', 'ok', 'o_rel', 'state_rel'))
-for f in sorted(os.listdir(out + '/sh')):
-    if f.endswith('.json'):
+for sub, w in (('sh', 18), ('dec', 34)):
+    for f in sorted(os.listdir(out + '/' + sub)):
+        if not f.endswith('.json'):
+            continue
         try:
-            j = json.load(open(out + '/sh/' + f)); c = j.get('check', {})
-            print('%-18s %10.1f %8s %10.2e %10.2e' % (f[:-5], j['time_us']['median'], j['ok'], c.get('o_rel_err') or -1, c.get('state_rel_err') or -1))
-        except Exception as e:
-            print(f, 'failed', open(out + '/sh/' + f[:-5] + '.err').read()[:300])
-for f in sorted(os.listdir(out + '/dec')):
-    if f.endswith('.json'):
-        try:
-            j = json.load(open(out + '/dec/' + f)); c = j.get('check', {})
-            print('%-34s %10.2f %8s %10.2e %10.2e' % (f[:-5], j['time_us']['median'], j['ok'], c.get('o_rel_err') or -1, c.get('state_rel_err') or -1))
-        except Exception as e:
-            print(f, 'failed', open(out + '/dec/' + f[:-5] + '.err').read()[:300])
+            j = json.load(open('%s/%s/%s' % (out, sub, f))); c = j.get('check', {})
+            print('%-*s %10.2f %8s %10.2e %10.2e' % (w, f[:-5], j['time_us']['median'], j['ok'], c.get('o_rel_err') or -1, c.get('state_rel_err') or -1))
+        except Exception:
+            print(f, 'failed', open('%s/%s/%s.err' % (out, sub, f[:-5])).read()[:300])
 for v in sys.argv[2:]:
     try:
         print('%-18s %10.1f' % (v, json.load(open('%s/ph/%s.json' % (out, v)))['time_us']['median']))
