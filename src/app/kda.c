@@ -26,7 +26,9 @@
  * selects one kernel per call), JIT-compiled and loaded; every launch of the
  * layer (the checked one, each warm-up, each timed one, each launch captured
  * into the decode graph) is the whole chain on the app's stream, and the
- * events bracket the whole chain. The stages' global parameters are bound by
+ * events bracket the whole chain. After the timed launches, --iters more
+ * launches time each stage apart (an event before each stage and after the
+ * last), reported as every stage's median ("stage_us" in JSON). The stages' global parameters are bound by
  * name over one set of buffers: the family's names are the layer's inputs and
  * outputs as for one kernel; any other name is a workspace, allocated once on
  * the device, filled with NaN bytes (0xff) before the checked launch, shared
@@ -194,6 +196,7 @@ typedef struct Run {
 	GpuDev g;
 	bool opened;
 	void *stream, *graph, *ev[2];
+	void *sev[KDA_MAX_STAGES + 1];  /* a chain's events: before each stage and after the last */
 } Run;
 
 static void print_diags(Run *r)
@@ -686,6 +689,31 @@ static bool time_single(Run *r, int n, double *t)
 	return true;
 }
 
+/* A chain's stages timed apart: n launches of the layer with an event before each stage and
+ * after the last; med[s] is stage s's median time (µs). The events between stages do not
+ * serialize anything the stream did not already serialize. */
+static bool time_stages(Run *r, int n, double *med)
+{
+	double *t = xcalloc((size_t)n * (size_t)r->nst, sizeof *t);
+	bool ok = true;
+	for (int i = 0; ok && i < n; i++) {
+		for (int s = 0; ok && s < r->nst; s++)
+			ok = !gpu_event_record(&r->g, r->sev[s]) && !launch_go(&r->g, &r->st[s].L);
+		ok = ok && !gpu_event_record(&r->g, r->sev[r->nst]);
+		for (int s = 0; ok && s < r->nst; s++) {
+			float ms = 0;
+			ok = !gpu_event_elapsed_ms(&r->g, r->sev[s], r->sev[s + 1], &ms);
+			t[(size_t)s * (size_t)n + (size_t)i] = ms * 1e3;
+		}
+	}
+	for (int s = 0; ok && s < r->nst; s++) {
+		qsort(t + (size_t)s * (size_t)n, (size_t)n, sizeof *t, cmp_dbl);
+		med[s] = t[(size_t)s * (size_t)n + (size_t)n / 2];
+	}
+	free(t);
+	return ok || gpu_fail(r, "timing the stages");
+}
+
 /* Per-launch times (µs, sorted) from n replays of a graph of m launches of the layer (each
  * the whole chain). */
 static bool time_graph(Run *r, int m, int n, double *t)
@@ -859,6 +887,11 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 		gpu_fail(r, "creating a stream");
 		goto out;
 	}
+	for (int s = 0; r->nst > 1 && s <= r->nst; s++)
+		if (gpu_event_create(&r->g, &r->sev[s])) {
+			gpu_fail(r, "creating the stage events");
+			goto out;
+		}
 	r->g.stream = r->stream;
 	/* the layer's buffers, once: inputs uploaded, outputs poisoned, workspaces filled with NaN bytes */
 	r->dev = xcalloc((size_t)r->layer.nparams + 1, sizeof *r->dev);
@@ -926,6 +959,9 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	bool graphed = decode && o->graph;
 	if (graphed && !time_graph(r, o->graph_launches, iters, tg))
 		goto out;
+	double stage_us[KDA_MAX_STAGES] = {0};
+	if (r->nst > 1 && !time_stages(r, iters, stage_us))
+		goto out;
 	if (gpu_stream_sync(&r->g)) {
 		gpu_fail(r, "after timing");
 		goto out;
@@ -954,6 +990,15 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 		sb_json_str(&rep, r->g.name);
 		sb_printf(&rep, ",\"time_us\":{\"median\":%.3f,\"min\":%.3f,\"method\":\"%s\"},\"single_launch_us\":{\"median\":%.3f,\"min\":%.3f}",
 		          t_med, t_min, graphed ? "cuda_graph" : "events", ts[iters / 2], ts[0]);
+		if (r->nst > 1) {
+			sb_puts(&rep, ",\"stage_us\":{");
+			for (int s = 0; s < r->nst; s++) {
+				sb_puts(&rep, s ? "," : "");
+				sb_json_str(&rep, r->st[s].name);
+				sb_printf(&rep, ":%.3f", stage_us[s]);
+			}
+			sb_puts(&rep, "}");
+		}
 		sb_printf(&rep, ",\"state_tb_s\":%.3f,\"hbm_tb_s\":%.3f,\"tflop_s\":%.3f", sbytes / (t_med * 1e-6) / 1e12,
 		          bytes / (t_med * 1e-6) / 1e12, flops / (t_med * 1e-6) / 1e12);
 		if (o->check) {   /* a non-finite error (NaN outputs) is null: JSON has no inf */
@@ -975,6 +1020,8 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 			          t_med, t_min, o->graph_launches, iters, ts[iters / 2]);
 		else
 			sb_printf(&rep, "  time:    %.2f us (min %.2f; CUDA events, median of %d launches)\n", t_med, t_min, iters);
+		for (int s = 0; r->nst > 1 && s < r->nst; s++)
+			sb_printf(&rep, "%s%s %.2f us%s", s ? ", " : "  stages:  ", r->st[s].name, stage_us[s], s == r->nst - 1 ? " (medians, timed apart)\n" : "");
 		sb_printf(&rep, "  rate:    state traffic %.2f TB/s, all HBM traffic %.2f TB/s, %.2f TFLOP/s of recurrence work\n",
 		          sbytes / (t_med * 1e-6) / 1e12, bytes / (t_med * 1e-6) / 1e12, flops / (t_med * 1e-6) / 1e12);
 		if (o->check)
@@ -993,6 +1040,9 @@ out:
 		for (int i = 0; i < 2; i++)
 			if (r->ev[i])
 				gpu_event_destroy(&r->g, r->ev[i]);
+		for (int i = 0; i <= KDA_MAX_STAGES; i++)
+			if (r->sev[i])
+				gpu_event_destroy(&r->g, r->sev[i]);
 		for (int i = 0; r->dev && i < r->layer.nparams; i++)
 			gpu_free(&r->g, r->dev[i]);
 		for (int s = 0; s < r->nst; s++)

@@ -106,25 +106,26 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		cp "$T/out" "$T/prefill.json"
 		run kda --mode prefill --state bf16 --shape B=1,H=2,T=40 --lower-bound -5 --iters 1 --check-heads 2 --format=json
 		expect "kda bf16-state prefill on the fake driver" 1 out '"kernel":"kda_prefill_bf16_lb"' out '"state":"bf16"' out '"ok":false'
-		# a chain: every stage on every launch of the layer (1 checked + 1 warm-up + 3 timed + a graph of 4)
+		# a chain: every stage on every launch of the layer (1 checked + 1 warm-up + 3 timed + a graph of 4
+		# + 3 with the stages timed apart)
 		FAKE_CUDA_LAUNCHES=$T/launches; export FAKE_CUDA_LAUNCHES
 		run kda --kernel $CH:chain_dprep+chain_dstate --shape B=2,H=4 --iters 3 --warmup 1 \
 			--graph-launches 4 --check-heads 4
 		expect "kda decode chain on the fake driver" 1 out "decode chain_dprep\\+chain_dstate \\($CH\\)" \
-			out 'a CUDA graph of 4 launches' out 'verdict: mismatch'
+			out 'a CUDA graph of 4 launches' out 'stages:  chain_dprep [0-9.]* us, chain_dstate [0-9.]* us' out 'verdict: mismatch'
 		n=$(wc -l <"$T/launches" 2>/dev/null || echo 0)
-		if [ "$n" -eq 18 ]; then ok "kda decode chain launches both stages each time (18)"; else bad "kda decode chain launch count" "$n launches, not 18"; fi
+		if [ "$n" -eq 24 ]; then ok "kda decode chain launches both stages each time (24)"; else bad "kda decode chain launch count" "$n launches, not 24"; fi
 		rm -f "$T/launches"
 		mkdir -p "$T/cdump"
 		run kda $PF --kernel $CH:chain_prep+chain_state --iters 2 --warmup 1 --check-heads 2 --format=json --dump "$T/cdump"
 		expect "kda prefill chain with a workspace on the fake driver" 1 out '"kernel":"chain_prep\+chain_state"' \
-			out '"stages":\["chain_prep","chain_state"\]' out '"ok":false'
+			out '"stages":\["chain_prep","chain_state"\]' out '"stage_us":\{"chain_prep":[0-9.]*,"chain_state":[0-9.]*\}' out '"ok":false'
 		n=$(wc -l <"$T/launches" 2>/dev/null || echo 0)
-		if [ "$n" -eq 8 ] && json_valid "kda chain json" "$T/out" && json_valid "kda chain meta.json" "$T/cdump/meta.json" &&
+		if [ "$n" -eq 12 ] && json_valid "kda chain json" "$T/out" && json_valid "kda chain meta.json" "$T/cdump/meta.json" &&
 		   [ -f "$T/cdump/O.bin" ] && [ ! -e "$T/cdump/Wk.bin" ]; then
-			ok "kda prefill chain: 8 launches, the dump without the workspace"
+			ok "kda prefill chain: 12 launches (2 timed apart), the dump without the workspace"
 		else
-			bad "kda prefill chain: 8 launches, the dump without the workspace" "$n launches; $(ls "$T/cdump" 2>&1)"
+			bad "kda prefill chain: 12 launches (2 timed apart), the dump without the workspace" "$n launches; $(ls "$T/cdump" 2>&1)"
 		fi
 		unset FAKE_CUDA_LAUNCHES
 		run kda $PF --kernel $CH:chain_prep+chain_state --poison Wk=0
