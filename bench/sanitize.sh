@@ -3,7 +3,7 @@
 # have not been through it yet, on the GPU host, at small shapes. The sanitizer follows
 # `cake run`'s and `cake kda`'s isolated child process, where the kernel launches.
 #
-#   OUT=DIR [CAKE=bin/cake] [TOOLS="memcheck racecheck synccheck"] bash bench/sanitize.sh
+#   OUT=DIR [CAKE=bin/cake] [TOOLS="memcheck racecheck synccheck"] [SANITIZE_CASES=REGEX] bash bench/sanitize.sh
 #
 # Each case runs once per tool (one correctness launch, no timing loop); its log goes to
 # $OUT/san_<case>_<tool>.log. The table printed last has, per case and tool, the sanitizer's
@@ -21,6 +21,8 @@ bad=0
 case_() {   # case_ NAME CAKE-ARGS...
 	local name=$1
 	shift
+	# SANITIZE_CASES=REGEX runs only the cases whose names match (all by default)
+	[ -n "${SANITIZE_CASES:-}" ] && ! printf '%s\n' "$name" | grep -Eq "$SANITIZE_CASES" && return
 	for t in $TOOLS; do
 		local log="$OUT/san_${name}_$t.log"
 		timeout 240 "$SAN" --tool "$t" --target-processes all --error-exitcode 99 "$CAKE" "$@" > "$log" 2>&1

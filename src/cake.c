@@ -22,7 +22,11 @@
  *   jit     u->jit: the sm_90a cubin through NVRTC, with ptxas' report; a
  *           kernel that spills is a CK-LOW-014 error unless allowed, and one
  *           whose static (lowering scratch) plus dynamic shared memory is over
- *           the block limit a CK-LOW-015 error (the launch would refuse it)
+ *           the block limit a CK-LOW-015 error (the launch would refuse it).
+ *           When ptxas spills and the lowering wrote register-lean forms
+ *           (`#if CAKE_COMPACT`: trisolve's sweep as a loop, not unrolled),
+ *           the unit is compiled again with -DCAKE_COMPACT=1 and that cubin
+ *           kept if nothing in it spills (u->jit_compact)
  *
  * The JIT stage is also exported alone (cake_jit): NVRTC must not run in a
  * process before it forks a CUDA child (the child's cuInit then fails), so
@@ -147,10 +151,35 @@ static bool st_jit(CakeUnit *u, const CakeOptions *o)
 		snprintf(u->error, sizeof u->error, "NVRTC rejected the code generated for '%s' (a Cake lowering bug): %s", tu, err);
 		return false;
 	}
+	/* ptxas spilled: when the lowering wrote register-lean forms (under CAKE_COMPACT), compile
+	   again with them and keep that cubin if no kernel of it spills */
+	if (!o->allow_spills && jit_spilled(&u->jit) && strstr(sb_str(&u->cuda), "#if CAKE_COMPACT")) {
+		const char *cx[] = {"-DCAKE_COMPACT=1", "-DCAKE_DEBUG_HANG=1"};
+		JitOptions jc = jo;
+		jc.extra = cx;
+		jc.nextra = o->debug_hang ? 2 : 1;
+		JitResult r2 = {0};
+		char err2[512] = "";
+		if (jit_compile(sb_str(&u->cuda), tu, &jc, &r2, err2, sizeof err2) == JIT_OK && !jit_spilled(&r2)) {
+			jit_result_free(&u->jit);
+			u->jit = r2;
+			u->jit_compact = true;
+		} else {
+			jit_result_free(&r2);
+		}
+	}
 	int bad = cake_smem_findings(u, u->diags, u->jit.kern, u->jit.nkern);
 	if (!o->allow_spills)
 		bad += cake_spill_findings(u, u->diags, u->jit.kern, u->jit.nkern);
 	return bad == 0;
+}
+
+bool jit_spilled(const JitResult *r)
+{
+	for (int i = 0; i < r->nkern; i++)
+		if (r->kern[i].spill_stores || r->kern[i].spill_loads)
+			return true;
+	return false;
 }
 
 char *cake_kernel_text(const CakeUnit *u, int k)
@@ -238,8 +267,9 @@ static void dump(CakeUnit *u, int stage, StrBuf *out)
 	case CAKE_JIT:
 		for (int i = 0; i < u->jit.nkern; i++) {
 			const JitKernelInfo *ki = &u->jit.kern[i];
-			sb_printf(out, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads%s\n", ki->name,
-			          ki->regs, ki->stack_bytes, ki->spill_stores, ki->spill_loads, u->jit.cache_hit ? " (cached)" : "");
+			sb_printf(out, "%s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads%s%s\n", ki->name,
+			          ki->regs, ki->stack_bytes, ki->spill_stores, ki->spill_loads, u->jit_compact ? " (compact forms)" : "",
+			          u->jit.cache_hit ? " (cached)" : "");
 		}
 		break;
 	}

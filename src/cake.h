@@ -71,6 +71,7 @@ typedef struct CakeUnit {
 	Plan **plans;               /* plans[i] of kernels[i] (after derive) */
 	StrBuf cuda;                /* the translation unit of every selected kernel (after lower) */
 	JitResult jit;              /* cubin and ptxas report (after jit) */
+	bool jit_compact;           /* the cubin is the -DCAKE_COMPACT=1 one (the default form spilled) */
 	char error[1024];           /* a failure that is not a finding (kernel not found, NVRTC missing) */
 	int reached;                /* the last stage that completed, or CAKE_STAGE_NONE */
 	int failed;                 /* the stage that stopped the pipeline, or CAKE_STAGE_NONE */
@@ -102,6 +103,8 @@ int cake_compile_text(CakeUnit *u, SourceSet *srcs, DiagList *dl, const char *na
  * kernels spill. The jit stage calls it on its own report; a caller whose jit
  * ran in another process (the isolated runner's child) calls it on the report
  * that came back, so the findings are not lost with the child. */
+/* Whether any kernel of a compiled unit spills registers (ptxas's report). */
+bool jit_spilled(const JitResult *r);
 int cake_spill_findings(CakeUnit *u, DiagList *dl, const JitKernelInfo *kern, int n);
 /* CK-LOW-015 findings for kernels whose static plus dynamic shared memory is over the target's
  * per-block limit (ptxas's report and the plan); returns their number. */

@@ -7,7 +7,9 @@
 #                       sub-chunk references (the four rounds of kda_prefill_chunk_lb), the
 #                       solve P = (I + A_kk)^-1 Diag(beta), w = P (k-hat e^G) and u = P v. It
 #                       runs chunk-parallel, one CTA per pair of chunks of a head (T / 128 x H
-#                       x B CTAs), and writes a workspace per token and head: W = w, U = u,
+#                       x B CTAs; the chunk's g, q, k and v arrive through a TMA ring, the
+#                       load warps at 24 registers so that the math warpgroups have 240), and
+#                       writes a workspace per token and head: W = w, U = u,
 #                       QG = q-hat e^G, KD = k-hat e^(G_C - G) (bf16), AQ = A_qk masked to
 #                       j <= i (bf16, 64 columns), and per chunk GCE = e^(G_C) (f32).
 #   kda_split_state_lb  the serial pass over the chunks of a sequence, one CTA per (value half,
@@ -49,10 +51,11 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   param lower_bound: f32                   # lambda in [-5, 0)
   domain T % 128 == 0, T >= 128
   grid (T / 128, H, B) as (cp, h, b)
-  role load warps 0..3 regs 40
-  role math warps 4..11 regs 232
+  role load warps 0..3 regs 24
+  role math warps 4..11 regs 240
   pipeline ch stages 2
-  smem qs: bf16[64, 128] ring ch            # chunk inputs, read into registers with `load`
+  smem gr: bf16[64, 128] ring ch            # chunk inputs, read into registers with `load`: g_raw,
+  smem qs: bf16[64, 128] ring ch            # q, k and v
   smem ks: bf16[64, 128] ring ch
   smem vs: bf16[64, 128] ring ch
   smem ka: bf16[64, 128] swizzle 128B       # k-hat e^(G - R_b); then k-hat e^G
@@ -80,6 +83,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   in load {
     for c in 0 .. 2 pipelined ch {
       wait empty
+      tma gr <- G[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
       tma qs <- Q[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
       tma ks <- K[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
       tma vs <- V[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
@@ -90,7 +94,8 @@ kernel kda_split_prep_lb target sm_90a family kda stage
 
     for c in 0 .. 2 pipelined ch {
       load dtb <- Dtb[h, :]
-      load t16 <- G[b, (cp * 2 + c) * 64 +: 64, h, :]
+      wait full
+      load t16 <- gr[:, :]
       x = lower_bound * sigmoid(am * (f32(t16) + cols(dtb)))
       gc = colsum(x)
       gs = cumsum(x, 0)
@@ -102,7 +107,6 @@ kernel kda_split_prep_lb target sm_90a family kda stage
         o = where(row_idx() >= sc * 16, gs - cols(r), o)
       }
       o = exp(o)
-      wait full
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
       store qa[:, :] <- bf16(kn * o)

@@ -55,8 +55,9 @@ static int emit_cubin(CakeUnit *u, const char *out)
 {
 	for (int i = 0; i < u->jit.nkern; i++) {
 		const JitKernelInfo *ki = &u->jit.kern[i];
-		fprintf(stderr, "cake build: %s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads%s\n",
-		        ki->name, ki->regs, ki->stack_bytes, ki->spill_stores, ki->spill_loads, u->jit.cache_hit ? " (cached)" : "");
+		fprintf(stderr, "cake build: %s: %d registers, %d bytes stack, %d bytes spill stores, %d bytes spill loads%s%s\n",
+		        ki->name, ki->regs, ki->stack_bytes, ki->spill_stores, ki->spill_loads,
+		        u->jit_compact ? " (compact forms: the default forms spilled)" : "", u->jit.cache_hit ? " (cached)" : "");
 	}
 	if (u->failed != CAKE_STAGE_NONE)
 		return 1;   /* spills: CK-LOW-014 findings, printed by the caller */

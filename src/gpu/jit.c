@@ -12,6 +12,9 @@
  * default: wgmma and setmaxnreg exist only there), -std=c++17, --ptxas-options=-v so that the program log
  * carries ptxas's resource report (registers, stack frame, spill bytes,
  * static smem per kernel), which jit_parse_ptxas() turns into JitKernelInfo.
+ * With CAKE_NVRTC_LINEINFO set (non-empty) -lineinfo is added: the cubin then
+ * maps SASS to the generated CUDA's lines (each statement's `// FILE.cake:N:`
+ * comment sits above its code), for ncu's source view; it changes no code.
  *
  * Cache: the key is xxh3-128 over the source, every option, the arch and the
  * NVRTC version, so a toolkit upgrade or a changed macro is a miss. Entries
@@ -303,11 +306,14 @@ int jit_compile(const char *src, const char *name, const JitOptions *o, JitResul
 	char archopt[64];
 	snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
 	int nextra = o ? o->nextra : 0;
-	const char **opts = xcalloc((size_t)nextra + 4, sizeof *opts);
+	const char **opts = xcalloc((size_t)nextra + 5, sizeof *opts);
 	int nopt = 0;
 	opts[nopt++] = archopt;
 	opts[nopt++] = "-std=c++17";
 	opts[nopt++] = "--ptxas-options=-v";
+	const char *li = getenv("CAKE_NVRTC_LINEINFO");
+	if (li && *li)
+		opts[nopt++] = "-lineinfo";
 	for (int i = 0; i < nextra; i++)
 		opts[nopt++] = o->extra[i];
 

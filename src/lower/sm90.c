@@ -1452,6 +1452,43 @@ static void emit_row_reduce(Em *e, Stmt *s, const PlanFrag *dst, const PlanFrag 
 	emit_reduce_into(e, s->src, dst->name, dst->dt, dst->mtiles, dsti ? dsti->name : NULL, s->span);
 }
 
+/* Whether x is a scalar integer expression of the kernel's scalars and loop variables (no
+ * fragment, no row_idx()/col_idx(), no call): a row number every thread computes alike. */
+static bool scalar_int_expr(Em *e, const Expr *x)
+{
+	if (!x || frag_of(e, x))
+		return false;
+	switch (x->kind) {
+	case E_INT: return true;
+	case E_IDENT: return true;
+	case E_UNARY: return x->op == '-' && scalar_int_expr(e, x->lhs);
+	case E_BINARY: return (x->op == '+' || x->op == '-' || x->op == '*' || x->op == '/' || x->op == '%') && scalar_int_expr(e, x->lhs) && scalar_int_expr(e, x->rhs);
+	default: return false;
+	}
+}
+
+/* colsum(where(row_idx() == E, X, 0)) with E a scalar row number: row E of X as a column
+ * vector. Returns E's expression, and X in *val, or NULL when the call is not of that form. */
+static const Expr *row_pick(Em *e, const Expr *call, const Expr **val)
+{
+	const Expr *w = call->nargs == 1 ? call->args[0] : NULL;
+	if (!w || !is_call(w, "where") || w->nargs != 3 || !w->args[0] || w->args[0]->kind != E_BINARY || w->args[0]->op != OP_EQ)
+		return NULL;
+	const Expr *z = w->args[2];
+	if (!z || !((z->kind == E_FLOAT && z->fval == 0.0) || (z->kind == E_INT && z->ival == 0)))
+		return NULL;
+	const Expr *a = w->args[0]->lhs, *b = w->args[0]->rhs;
+	if (is_call(b, "row_idx") && b->nargs == 0) {
+		const Expr *t = a;
+		a = b;
+		b = t;
+	}
+	if (!is_call(a, "row_idx") || a->nargs != 0 || !scalar_int_expr(e, b))
+		return NULL;
+	*val = w->args[1];
+	return b;
+}
+
 /* dst = colsum/colmax(acc-expr): a column vector (index 2j + e holds column 8j + 2(lane%4) + e)
  * from an accumulator-layout expression. Per thread over its rows (2 per 64-row tile), then
  * xor shuffles over lanes 4, 8, 16 (the 8 lanes that hold the same columns), then across the
@@ -1478,6 +1515,46 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	DType dt = dst->dt;
 	const char *ty = ftype_of(dt);
 	bool flt = dt == DT_F32 || dt == DT_BF16 || dt == DT_F16;
+	/* colsum(where(row_idx() == E, X, 0)) picks one row: the 4 lanes that hold it write it out and
+	   every thread reads its columns, no reduction. It holds more registers than the reduction
+	   (the sum over the rows streams), so the reduction stays as the CAKE_COMPACT form. */
+	const Expr *pv = NULL, *pe = isSum && flt && ref->split != SPLIT_M ? row_pick(e, call, &pv) : NULL;
+	if (pe) {
+		StrBuf pvs = {0};
+		if (!fx_emit(e, &pvs, pv, &c)) {
+			sb_free(&pvs), sb_free(&el);
+			return;
+		}
+		int n = dst->regs_per_thread, id = e->nscan++, ri = (int)(r - e->p->roles);
+		const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
+		const char *slab = r->nwg > 1 ? "(int)role_wg" : "0";
+		ir_comment(e, s->span, "one row (the where picks it): the 4 lanes holding it write it to shared memory, every thread reads its columns; "
+		           "the column reduction under CAKE_COMPACT");
+		line(e, "#if !CAKE_COMPACT");
+		line(e, "{");
+		e->ind++;
+		line(e, "const u32 lane_ = lane_id();");
+		line(e, "const int pr_ = %s;   /* the row */", cexpr_p(e, pe));
+		sm90_xchg_begin(e);
+		sm90_xchg(e, ri, ty, arena_printf(&e->c->arena, "rp%d_", id), 2, (long long[]){r->nwg, ref->wg_cols}, "per warpgroup: the row's values at its columns");
+		line(e, "if (pr_ >= 0 && pr_ < %lld && %s %% 4 == pr_ %% 64 / 16 && (int)(lane_ / 4u) == pr_ %% 8) {", ref->rows, wr);
+		line(e, "\t#pragma unroll");
+		line(e, "\tfor (int a_ = 0; a_ < %d; ++a_) {", ref->regs_per_thread);
+		acc_decode(e, ref);
+		line(e, "\t\tif (mt_ == pr_ / 64 && h_ == pr_ %% 16 / 8)");
+		line(e, "\t\t\trp%d_[%s][8 * j_ + 2 * (int)(lane_ %% 4u) + e_] = %s;", id, slab, sb_str(&pvs));
+		line(e, "\t}");
+		line(e, "}");
+		line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
+		line(e, "#pragma unroll");
+		line(e, "for (int c_ = 0; c_ < %d; ++c_)   /* a row past the tile picks nothing: 0 */", n);
+		line(e, "\t%s[c_] = pr_ >= 0 && pr_ < %lld ? rp%d_[%s][8 * (c_ / 2) + 2 * (int)(lane_ %% 4u) + c_ %% 2] : 0.0f;", dst->name, ref->rows, id, slab);
+		line(e, "named_bar_sync(%du, %du);   /* the array is free again (a pick in a loop) */", ri + 1, r->nthreads);
+		e->ind--;
+		line(e, "}");
+		line(e, "#else");
+		sb_free(&pvs);
+	}
 	const char *op = isSum ? "+" : NULL;
 	const char *mx = flt ? "fmaxf" : "max";
 	int n = dst->regs_per_thread, id = e->nscan++, ri = (int)(r - e->p->roles);
@@ -1535,6 +1612,8 @@ static void emit_col_reduce(Em *e, Stmt *s, const PlanFrag *dst)
 	line(e, "named_bar_sync(%du, %du);   /* the array is free again (a reduction in a loop) */", ri + 1, r->nthreads);
 	e->ind--;
 	line(e, "}");
+	if (pe)
+		line(e, "#endif");
 	sb_free(&el);
 }
 

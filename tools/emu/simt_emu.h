@@ -80,6 +80,7 @@ typedef uint16_t f16_t;
 struct dim3e { unsigned x, y, z; };
 struct uint2 { u32 x, y; };
 struct float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
 static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 /* A TMA descriptor as the emulator reads it (the driver fills it from the Plan). */
@@ -346,6 +347,8 @@ template <typename T> static T __shfl_up_sync(unsigned, T v, int d)
 	return r;
 }
 static inline void __syncthreads() { emu::barrier(0, (int)emu::block_dim.x); }
+/* __syncwarp: the warp's own barrier (id 32 + warp, as the shuffles use) */
+static inline void __syncwarp(unsigned = 0xffffffffu) { emu::barrier(32 + (int)(threadIdx.x / 32u), 32); }
 static inline void named_bar_sync(u32 id, u32 n) { emu::barrier((int)id, (int)n); }
 template <int R> static inline void setmaxnreg_inc() {}
 template <int R> static inline void setmaxnreg_dec() {}
