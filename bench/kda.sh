@@ -21,16 +21,16 @@
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
 #            1300,547,2048,963,271,3063, and 8 x 1024), gate lower bound -5 (the paper's form,
 #            FlashKDA's only one; timed too when .baselines/flashkda is there): the app's default,
-#            kda_prefill_chunk_lb (chunks of 64 tokens on the tensor cores) for one sequence and
+#            the split chunked prefill (kda_prefill_split_lb.cake: a chunk-parallel prep kernel and
+#            the serial state kernel, chunks of 64 tokens on the tensor cores) for one sequence and
 #            8 x 1024, kda_prefill_varlen_lb (the per-token recurrence) for the six mixed lengths,
-#            against chunk_kda, events; plus, at H = 64 and one sequence, the per-token
-#            kda_prefill_lb (what the chunks buy), the plain
-#            recurrence (kda_recurrent: what the pipelining buys) and the 16-row value split
-#            (kda_prefill_v16: twice the CTAs), and the long single sequence of ANCHORS.md
-#            (T = 32768, H = 32); and the split prefill (kda_prefill_split_lb.cake, a prep and a
-#            state kernel chained) at the fixed-length shapes and T = 32768.
+#            and the long single sequence of ANCHORS.md (T = 32768, H = 32), against chunk_kda,
+#            events; plus the bf16 state, and at H = 64 and one sequence the per-token
+#            kda_prefill_lb (what the chunks buy), the plain recurrence (kda_recurrent: what the
+#            pipelining buys) and the 16-row value split (kda_prefill_v16), and the fused chunked
+#            kda_prefill_chunk_lb at the fixed-length shapes.
 # --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases, KDA_CASES=prefill only
-# the prefill ones (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
+# the prefill ones, KDA_CASES=paper only the paper's shapes and T = 32768 with the defaults (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
 # two device calls). Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
@@ -111,34 +111,35 @@ else
 	case_ decode_bf16_B64_H32 --mode decode --state bf16 --shape B=64,H=32,T=1
 	case_ decode_bf16_B256_H64 --mode decode --state bf16 --shape B=256,H=64,T=1
 	fi
+	# KDA_CASES=paper: the paper's six shapes and T = 32768 with the app's default only (the
+	# validation and timing run against FLA and FlashKDA); prefill adds the comparisons below
+	pre() { [ "${KDA_CASES:-all}" != decode ]; }
+	extra() { [ "${KDA_CASES:-all}" = all ] || [ "${KDA_CASES:-all}" = prefill ]; }
 	# the state in bf16 as FlashKDA keeps it (the recurrence in f32 registers): like for like
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_bf16_T8192_H64_1seq --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
+	extra && case_ prefill_bf16_T8192_H64_1seq --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
 		--check-heads 16
 	# the paper's shapes in the paper's gate form (lower_bound = -5: FlashKDA's only form)
-	[ "${KDA_CASES:-all}" = decode ] || for H in 96 64; do
+	pre && for H in 96 64; do
 		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_6mixed --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=$H --lower-bound -5 \
 			--iters 5 --check-heads 16
 		case_ prefill_T8192_H${H}_8x1024 --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16
 	done
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_pertoken --mode prefill --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
+	pre && case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
+	extra && case_ prefill_T8192_H64_1seq_pertoken --mode prefill --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
 		--check-heads 16 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+	extra && case_ prefill_T8192_H64_1seq_plain --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
+	extra && case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T32768_H32_1seq --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 --iters 3 --check-heads 8
-	# the split prefill (kernels/kda/kda_prefill_split_lb.cake): a chunk-parallel prep kernel and a
-	# serial state kernel per value half, chained as one layer, at the fixed-length paper shapes
-	SPLIT=kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb
-	[ "${KDA_CASES:-all}" = decode ] || for H in 96 64; do
-		case_ prefill_T8192_H${H}_1seq_split --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16 \
-			--kernel $SPLIT
-		case_ prefill_T8192_H${H}_8x1024_split --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16 \
-			--kernel $SPLIT
+	# the fused chunked prefill (kernels/kda/kda_prefill_chunk_lb.cake: prep and state on one chain,
+	# the default only for T % 128 != 0) against the split default at the fixed-length shapes
+	extra && for H in 96 64; do
+		case_ prefill_T8192_H${H}_1seq_fused --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16 \
+			--kernel kernels/kda/kda_prefill_chunk_lb.cake
+		case_ prefill_T8192_H${H}_8x1024_fused --mode prefill --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 --check-heads 16 \
+			--kernel kernels/kda/kda_prefill_chunk_lb.cake
 	done
-	[ "${KDA_CASES:-all}" = decode ] || case_ prefill_T32768_H32_1seq_split --mode prefill --shape B=1,H=32,T=32768 --lower-bound -5 \
-		--iters 3 --check-heads 8 --kernel $SPLIT
 fi
 
 echo "== FLA (fla-core, FLA_FLASH_KDA=0) on the same inputs"

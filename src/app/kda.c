@@ -10,9 +10,12 @@
  * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens),
  * their _lb twins, or with --state bf16 kda_prefill_bf16_lb (the lower-bound
  * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
- * is the plain one, through --kernel). With the lower-bound gate, f32 state, no --seqlens and
- * T % 64 == 0, T >= 128, the default is kda_prefill_chunk_lb (kda_prefill_chunk_lb.cake: chunks
- * of 64 tokens on the tensor cores). --kernel FILE[:NAME] runs another
+ * is the plain one, through --kernel). With the lower-bound gate, f32 state and no --seqlens,
+ * the default is the split chunked prefill kda_split_prep_lb+kda_split_state_lb
+ * (kda_prefill_split_lb.cake: a chunk-parallel prep kernel and the serial state kernel, chunks
+ * of 64 tokens on the tensor cores) when T % 128 == 0, and the fused kda_prefill_chunk_lb
+ * (kda_prefill_chunk_lb.cake) for the other T % 64 == 0, T >= 128 (on the H200 the split is
+ * 2.2x the fused at one sequence and level with it at 8 x 1024, bench/RESULTS.md). --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
  * (cake_compile to the lowering, cake_jit after every CPU-side refusal) and is
@@ -256,8 +259,15 @@ static int pick_kernel(Run *r)
 	if (o->mode == KDA_MODE_DECODE) {
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
 		snprintf(name, nn, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
+	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 128 == 0 && o->T >= 128) {
+		/* the split chunked prefill, in its domain (B sequences, T a multiple of 128): a
+		   chunk-parallel prep kernel, then the serial state kernel */
+		snprintf(r->file, sizeof r->file, "%s/kda_prefill_split_lb.cake", o->dir);
+		snprintf(name, nn, "kda_split_prep_lb");
+		snprintf(r->st[1].name, sizeof r->st[1].name, "kda_split_state_lb");
+		r->nst = 2;
 	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 64 == 0 && o->T >= 128) {
-		/* the chunked tensor-core prefill, in its domain (B sequences, T a multiple of 64) */
+		/* the fused chunked tensor-core prefill, in its domain (B sequences, T a multiple of 64) */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_chunk_lb.cake", o->dir);
 		snprintf(name, nn, "kda_prefill_chunk_lb");
 	} else {
