@@ -252,6 +252,9 @@ split_run 1 256 2 -5 32
 split_run 2 128 3 -2.5 33
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
+# ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the
+# chunk's start as the reference) the factors overflow at lambda = -5
+MUTATE='s/? rp\([0-9]*\)_\[/? 0.0f * rp\1_[/' split_run 1 256 2 -5 35 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

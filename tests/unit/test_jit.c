@@ -6,7 +6,8 @@
  * cache directory: registers are reported, spills are reported as bytes (a
  * kernel with a dynamically indexed local array must report a stack frame),
  * the second compile is a cache hit with the same cubin, a corrupted entry is
- * detected and rebuilt, and a syntax error is a JIT_COMPILE_ERROR naming the
+ * detected and rebuilt, CAKE_NVRTC_LINEINFO=1 gives another key and a cubin
+ * with a line table, and a syntax error is a JIT_COMPILE_ERROR naming the
  * problem. Without NVRTC those tests print why and skip.
  */
 #include <stdarg.h>
@@ -196,6 +197,46 @@ static void test_compile_and_cache(void **state)
 	free(dir);
 }
 
+/* An ELF image holds a section name when its section-name table has it. */
+static bool has_bytes(const void *hay, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+	for (size_t i = 0; i + m <= n; i++)
+		if (!memcmp((const char *)hay + i, needle, m))
+			return true;
+	return false;
+}
+
+/* CAKE_NVRTC_LINEINFO=1 adds -lineinfo: another cache key, and a cubin with a line table
+ * (the SASS-to-source map ncu and nvdisasm -g read) that the plain compile does not have. */
+static void test_lineinfo(void **state)
+{
+	(void)state;
+	if (!have_nvrtc()) {
+		skip();
+		return;
+	}
+	char *dir = make_tmpdir();
+	JitOptions o = {0};
+	o.cache_dir = dir;
+	JitResult r1, r2;
+	char err[512];
+	unsetenv("CAKE_NVRTC_LINEINFO");
+	assert_int_equal(jit_compile(SMALL, "small.cu", &o, &r1, err, sizeof err), JIT_OK);
+	setenv("CAKE_NVRTC_LINEINFO", "1", 1);
+	assert_int_equal(jit_compile(SMALL, "small.cu", &o, &r2, err, sizeof err), JIT_OK);
+	unsetenv("CAKE_NVRTC_LINEINFO");
+	assert_false(r2.cache_hit);
+	assert_string_not_equal(r1.key, r2.key);
+	assert_false(has_bytes(r1.cubin, r1.cubin_len, ".nv_debug_line_sass"));
+	assert_true(has_bytes(r2.cubin, r2.cubin_len, ".nv_debug_line_sass"));
+	assert_int_equal(r2.kern[0].regs, r1.kern[0].regs);   /* it changes no code */
+	jit_result_free(&r1);
+	jit_result_free(&r2);
+	rm_rf(dir);
+	free(dir);
+}
+
 static void test_stack_reported(void **state)
 {
 	(void)state;
@@ -253,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_parse_ptxas),
 		cmocka_unit_test(test_cache_dir),
 		cmocka_unit_test(test_compile_and_cache),
+		cmocka_unit_test(test_lineinfo),
 		cmocka_unit_test(test_stack_reported),
 		cmocka_unit_test(test_compile_error),
 	};
