@@ -24,7 +24,8 @@
  *           whose static (lowering scratch) plus dynamic shared memory is over
  *           the block limit a CK-LOW-015 error (the launch would refuse it).
  *           When ptxas spills and the lowering wrote register-lean forms
- *           (`#if CAKE_COMPACT`: trisolve's sweep as a loop, not unrolled),
+ *           (`#if CAKE_COMPACT`: trisolve's sweep as a loop, not unrolled;
+ *           colsum's reduction where it would pick a row),
  *           the unit is compiled again with -DCAKE_COMPACT=1 and that cubin
  *           kept if nothing in it spills (u->jit_compact)
  *
