@@ -14,7 +14,7 @@
 #   outer    (150)  bench/outer_example.sh: the CK-RES-002 history replayed on the GPU
 # Needs the carried bin/cake (build it here: `make`) and, for library and kda, the wheels in
 # .whl (flash-kmeans, fla-core). The GPU and driver are recorded first. After every step the
-# work folder is packed into $OUT/results.tgz, so a step that overruns the call still leaves
+# work folder is packed into $OUT/results.tgz (without the tensor dumps, *.bin), so a step that overruns the call still leaves
 # the earlier ones; $OUT/summary.txt has each step's exit status, time and last lines.
 set -u
 OUT=${OUT:-/tmp/cake-device}
@@ -26,7 +26,7 @@ mkdir -p "$OUT" "$W"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; bin/cake --version; date -u; } \
 	> "$W/gpu.txt" 2>&1
 cat "$W/gpu.txt" >> "$OUT/summary.txt"
-pack() { tar czf "$OUT/results.tgz.tmp" -C "$W" . && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }
+pack() { tar czf "$OUT/results.tgz.tmp" --exclude='*.bin' -C "$W" . && mv "$OUT/results.tgz.tmp" "$OUT/results.tgz"; }   # tensor dumps stay behind
 step() {   # step NAME LIMIT COMMAND...
 	local name=$1 lim=$2
 	shift 2
@@ -51,7 +51,7 @@ for s in "$@"; do
 	calib) step calib "${lim:-420}" env OUT="$W/calib" bash bench/calib_campaigns.sh ;;
 	ncu) step ncu "${lim:-240}" env OUT="$W/ncu" bash bench/ncu_bottleneck.sh ;;
 	library) step library "${lim:-400}" env OUT="$W/library" bash bench/library.sh ;;
-	kda) step kda "${lim:-400}" env KDA_BENCH_DIR=/tmp/cake-kda-bench sh bench/kda.sh ;;
+	kda) step kda "${lim:-400}" env KDA_BENCH_DIR="$W/kda/cases" sh bench/kda.sh ;;   # every case's cake.json and FLA's table come back
 	outer) step outer "${lim:-150}" env OUT="$W/outer" bash bench/outer_example.sh ;;
 	*) echo "device_all: unknown step '$name' (sanitize calib ncu library kda outer)" | tee -a "$OUT/summary.txt"; exit 2 ;;
 	esac
