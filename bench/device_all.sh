@@ -14,8 +14,9 @@
 #   outer    (150)  bench/outer_example.sh: the CK-RES-002 history replayed on the GPU
 # Needs the carried bin/cake (build it here: `make`) and, for library and kda, the wheels in
 # .whl (flash-kmeans, fla-core). The GPU and driver are recorded first. After every step the
-# work folder is packed into $OUT/results.tgz (without the tensor dumps, *.bin), so a step that overruns the call still leaves
-# the earlier ones; $OUT/summary.txt has each step's exit status, time and last lines.
+# work folder is packed into $OUT/results.tgz (without the tensor dumps, *.bin), so a step
+# that overruns the call still leaves the earlier ones; $OUT/summary.txt has each step's exit
+# status, time and last lines.
 set -u
 OUT=${OUT:-/tmp/cake-device}
 W=${WORK:-/tmp/cake-device-work}
