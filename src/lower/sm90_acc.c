@@ -183,6 +183,37 @@ static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char 
 	sm90_line(e, "}");
 }
 
+/* The parts of trisolve's sweep that its two forms share. quad_block: the quad finishes rows
+ * 4 b_ .. 4 b_ + 3 of its column into xb_[4] (thread q_'s row in register x; the owner of row
+ * 4 b_ + t_ scales it by 1 / L_ii and hands it on, four shuffles). quad_update: a later row
+ * (`row`, in register xr) takes the block's four values off with one 16-byte read of L.
+ * quad_store: the finished row back over B (under cst when some quad has no column). */
+static void quad_block(Em *e, const char *x)
+{
+	sm90_line(e, "const float4 lb_ = *(const float4 *)(lq_ + 2 * b_ * (b_ + 1) + 4 * b_);   /* row 4 b_ + q_ of L, columns 4 b_ .. 4 b_ + 3 (past the diagonal: unused) */");
+	sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? lb_.x : q_ == 1 ? lb_.y : q_ == 2 ? lb_.z : lb_.w);   /* 1 / L_ii, rcp.approx */");
+	sm90_line(e, "float xb_[4];   /* the block's four results */");
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int t_ = 0; t_ < 4; ++t_) {");
+	sm90_line(e, "\tconst float lt_ = t_ == 0 ? lb_.x : t_ == 1 ? lb_.y : t_ == 2 ? lb_.z : lb_.w;");
+	sm90_line(e, "\txb_[t_] = __shfl_sync(0xffffffffu, %s * ri_, (int)(lane_ & 28u) + t_);   /* every lane: no partial mask */", x);
+	sm90_line(e, "\t%s = q_ == t_ ? xb_[t_] : q_ > t_ ? %s - lt_ * xb_[t_] : %s;", x, x, x);
+	sm90_line(e, "}");
+}
+
+static void quad_update(Em *e, const char *ind, const char *row, const char *xr)
+{
+	sm90_line(e, "%sconst float4 lr_ = *(const float4 *)(lq_ + 2 * (%s) * (%s + 1) + 4 * b_);   /* row 4 (%s) + q_, columns 4 b_ .. 4 b_ + 3 */", ind, row, row, row);
+	sm90_line(e, "%s%s = fmaf(-lr_.w, xb_[3], fmaf(-lr_.z, xb_[2], fmaf(-lr_.y, xb_[1], fmaf(-lr_.x, xb_[0], %s))));   /* four FFMA */", ind, xr, xr);
+}
+
+static void quad_store(Em *e, const char *cst, long long ldx, const char *x)
+{
+	if (cst)   /* some quad has no column in its last turn */
+		sm90_line(e, "%s", cst);
+	sm90_line(e, "%stx_[(4 * b_ + q_) * %lld + col_] = %s;   /* X over B: each column is read and written by its quad */", cst ? "\t" : "", ldx, x);
+}
+
 void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	const Expr *call = s->src;
@@ -252,24 +283,13 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "#pragma unroll 1");
 	sm90_line(e, "for (int b_ = 0; b_ < %lld; ++b_) {", R4);
 	e->ind++;
-	sm90_line(e, "const float4 lb_ = *(const float4 *)(lq_ + 2 * b_ * (b_ + 1) + 4 * b_);   /* row 4 b_ + q_ of L, columns 4 b_ .. 4 b_ + 3 (past the diagonal: unused) */");
-	sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? lb_.x : q_ == 1 ? lb_.y : q_ == 2 ? lb_.z : lb_.w);   /* 1 / L_ii, rcp.approx */");
-	sm90_line(e, "float xb_[4];");
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int t_ = 0; t_ < 4; ++t_) {");
-	sm90_line(e, "\tconst float lt_ = t_ == 0 ? lb_.x : t_ == 1 ? lb_.y : t_ == 2 ? lb_.z : lb_.w;");
-	sm90_line(e, "\txb_[t_] = __shfl_sync(0xffffffffu, x_[0] * ri_, (int)(lane_ & 28u) + t_);");
-	sm90_line(e, "\tx_[0] = q_ == t_ ? xb_[t_] : q_ > t_ ? x_[0] - lt_ * xb_[t_] : x_[0];");
-	sm90_line(e, "}");
+	quad_block(e, "x_[0]");
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 1; m_ < %lld; ++m_)", R4);
 	sm90_line(e, "\tif (b_ + m_ < %lld) {", R4);
-	sm90_line(e, "\t\tconst float4 lr_ = *(const float4 *)(lq_ + 2 * (b_ + m_) * (b_ + m_ + 1) + 4 * b_);");
-	sm90_line(e, "\t\tx_[m_] = fmaf(-lr_.w, xb_[3], fmaf(-lr_.z, xb_[2], fmaf(-lr_.y, xb_[1], fmaf(-lr_.x, xb_[0], x_[m_]))));");
+	quad_update(e, "\t\t", "b_ + m_", "x_[m_]");
 	sm90_line(e, "\t}");
-	if (cst)
-		sm90_line(e, "%s", cst);
-	sm90_line(e, "%stx_[(4 * b_ + q_) * %lld + col_] = x_[0];", cst ? "\t" : "", ldx);
+	quad_store(e, cst, ldx, "x_[0]");
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 0; m_ + 1 < %lld; ++m_)", R4);
 	sm90_line(e, "\tx_[m_] = x_[m_ + 1];");
@@ -284,23 +304,12 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int b_ = 0; b_ < %lld; ++b_) {", R4);
 	e->ind++;
-	sm90_line(e, "const float4 lb_ = *(const float4 *)(lq_ + 2 * b_ * (b_ + 1) + 4 * b_);   /* row 4 b_ + q_ of L, columns 4 b_ .. 4 b_ + 3 (past the diagonal: unused) */");
-	sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? lb_.x : q_ == 1 ? lb_.y : q_ == 2 ? lb_.z : lb_.w);   /* 1 / L_ii, rcp.approx */");
-	sm90_line(e, "float xb_[4];   /* the block's four results */");
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int t_ = 0; t_ < 4; ++t_) {");
-	sm90_line(e, "\tconst float lt_ = t_ == 0 ? lb_.x : t_ == 1 ? lb_.y : t_ == 2 ? lb_.z : lb_.w;");
-	sm90_line(e, "\txb_[t_] = __shfl_sync(0xffffffffu, x_[b_] * ri_, (int)(lane_ & 28u) + t_);   /* every lane: no partial mask */");
-	sm90_line(e, "\tx_[b_] = q_ == t_ ? xb_[t_] : q_ > t_ ? x_[b_] - lt_ * xb_[t_] : x_[b_];");
-	sm90_line(e, "}");
+	quad_block(e, "x_[b_]");
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = b_ + 1; m_ < %lld; ++m_) {", R4);
-	sm90_line(e, "\tconst float4 lr_ = *(const float4 *)(lq_ + 2 * m_ * (m_ + 1) + 4 * b_);   /* row 4 m_ + q_, columns 4 b_ .. 4 b_ + 3 */");
-	sm90_line(e, "\tx_[m_] = fmaf(-lr_.w, xb_[3], fmaf(-lr_.z, xb_[2], fmaf(-lr_.y, xb_[1], fmaf(-lr_.x, xb_[0], x_[m_]))));   /* four FFMA */");
+	quad_update(e, "\t", "m_", "x_[m_]");
 	sm90_line(e, "}");
-	if (cst)   /* some quad has no column in its last turn */
-		sm90_line(e, "%s", cst);
-	sm90_line(e, "%stx_[(4 * b_ + q_) * %lld + col_] = x_[b_];   /* X over B: each column is read and written by its quad */", cst ? "\t" : "", ldx);
+	quad_store(e, cst, ldx, "x_[b_]");
 	e->ind--;
 	sm90_line(e, "}");
 	sm90_line(e, "#endif");
