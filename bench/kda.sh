@@ -21,13 +21,14 @@
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
 #            1300,547,2048,963,271,3063, and 8 x 1024), gate lower bound -5 (the paper's form,
 #            FlashKDA's only one; timed too when .baselines/flashkda is there): the app's default,
-#            the split chunked prefill (kda_prefill_split_lb.cake: a chunk-parallel prep kernel and
-#            the serial state kernel, chunks of 64 tokens on the tensor cores) for one sequence and
-#            8 x 1024, kda_prefill_varlen_lb (the per-token recurrence) for the six mixed lengths,
+#            the split chunked prefill (kda_prefill_split_lb.cake: a chunk-parallel prep kernel,
+#            the serial state kernel and the tail, over 64-token chunk slots on the tensor cores)
+#            for every one of them, the six mixed lengths included (packed through cu_seqlens),
 #            and the long single sequence of ANCHORS.md (T = 32768, H = 32), against chunk_kda,
 #            events; plus the bf16 state, and at H = 64 and one sequence the per-token
 #            kda_prefill_lb (what the chunks buy), the plain recurrence (kda_recurrent: what the
-#            pipelining buys) and the 16-row value split (kda_prefill_v16), and the fused chunked
+#            pipelining buys) and the 16-row value split (kda_prefill_v16), the per-token
+#            kda_prefill_varlen_lb at the six mixed lengths, and the fused chunked
 #            kda_prefill_chunk_lb at the fixed-length shapes.
 # --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases, KDA_CASES=prefill only
 # the prefill ones, KDA_CASES=paper only the paper's shapes and T = 32768 with the defaults (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
@@ -132,8 +133,10 @@ else
 		--kernel kernels/kda/kda_recurrent.cake:kda_recurrent
 	extra && case_ prefill_T8192_H64_1seq_v16 --mode prefill --shape B=1,H=64,T=8192 --iters 5 --check-heads 16 \
 		--kernel kernels/kda/kda_prefill.cake:kda_prefill_v16
-	# the fused chunked prefill (kernels/kda/kda_prefill_chunk_lb.cake: prep and state on one chain,
-	# the default only for T % 128 != 0) against the split default at the fixed-length shapes
+	extra && case_ prefill_T8192_H64_6mixed_pertoken --mode prefill --seqlens 1300,547,2048,963,271,3063 --shape H=64 \
+		--lower-bound -5 --iters 5 --check-heads 16 --kernel kernels/kda/kda_prefill.cake:kda_prefill_varlen_lb
+	# the fused chunked prefill (kernels/kda/kda_prefill_chunk_lb.cake: prep and state on one
+	# kernel, no varlen) against the split default at the fixed-length shapes
 	extra && for H in 96 64; do
 		case_ prefill_T8192_H${H}_1seq_fused --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16 \
 			--kernel kernels/kda/kda_prefill_chunk_lb.cake

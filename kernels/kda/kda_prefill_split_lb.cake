@@ -1,25 +1,41 @@
-# kda_prefill_split_lb — the chunked KDA prefill of kda_prefill_chunk_lb.cake split in two
+# kda_prefill_split_lb — the chunked KDA prefill of kda_prefill_chunk_lb.cake split in three
 # kernels, run one after the other as one layer (`cake kda --kernel
-# kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb`):
+# kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail`):
 #
 #   kda_split_prep_lb   everything of a 64-token chunk that does not depend on the state: the
 #                       gate, its prefix sum G, the L2 norms, A_kk and A_qk by per-16-token
 #                       sub-chunk references (the four rounds of kda_prefill_chunk_lb), the
 #                       solve P = (I + A_kk)^-1 Diag(beta), w = P (k-hat e^G) and u = P v. It
-#                       runs chunk-parallel, one CTA per pair of chunks of a head (T / 128 x H
-#                       x B CTAs; the chunk's g, q, k and v arrive through a TMA ring, the
+#                       runs chunk-parallel, one CTA per pair of chunk slots of a head (NS / 2
+#                       x H CTAs; the chunk's g, q, k and v arrive through a TMA ring, the
 #                       load warps at 24 registers so that the math warpgroups have 240), and
-#                       writes a workspace per token and head: W = w, U = u,
+#                       writes a workspace per slot, row and head: W = w, U = u,
 #                       QG = q-hat e^G, KD = k-hat e^(G_C - G) (bf16), AQ = A_qk masked to
-#                       j <= i (bf16, 64 columns), and per chunk GCE = e^(G_C) (f32).
-#   kda_split_state_lb  the serial pass over the chunks of a sequence, one CTA per (value half,
+#                       j <= i (bf16, 64 columns), and per slot GCE = e^(G_C) (f32).
+#   kda_split_state_lb  the serial pass over the slots of a sequence, one CTA per (value half,
 #                       head, sequence), S^T [64 V rows, 128 K] of its half in registers:
 #                       v' = u - w S, o = (q-hat e^G) S + A_qk v', S <- Diag(e^G_C) S +
 #                       (k-hat e^(G_C - G))^T v' — seven m64n64 wgmmas (the key channels in
 #                       two 64-column halves, a 128B swizzle's span) and three small tile
 #                       stores per chunk, the chunk's workspace tiles arriving through a TMA ring ahead
 #                       of it. The value rows of the delta rule are independent, so the halves
-#                       are exact and double the CTAs (128 at H = 64).
+#                       are exact and double the CTAs (128 at H = 64). The sequences run
+#                       longest first (Ord).
+#   kda_split_tail      the valid rows of the partial slots (a sequence's last chunk when its
+#                       length is not a multiple of 64), from the state kernel's OP into O.
+#
+# Chunk slots (src/family/kda.h, kda_slot_tables; the app derives the tables from B and T or
+# from cu_seqlens). Slot s is the 64-row window Sl[s, 1] .. Sl[s, 1] + 63 of batch entry
+# Sl[s, 0] whose rows Sl[s, 2] .. Sl[s, 3] - 1 are its tokens; sequence n holds slots Cs[n] ..
+# Cs[n + 1] - 1. The prep treats the window's other rows as absent: their gate is 0 (no decay)
+# and their normalized key 0, so they add nothing to A_kk, A_qk, w, the decay e^(G_C) or the
+# state update, and the valid rows' results are those of a chunk of only those tokens (their
+# q and v stay: a row's q only reaches its own output row, which is never stored, and its v
+# only its own u row, which meets a zero key in the state kernel and a zero column of the
+# causal A_qk). So packed sequences of any lengths (varlen through cu_seqlens) and a T that 64
+# does not divide run on the same kernels as B sequences of T tokens: a full slot's output
+# rows go straight into O, a partial slot's into its entry of OP, and the tail copies the
+# valid rows. The workspaces are per slot, so no slot shares rows with another.
 #
 # The fused kernel runs the state-independent work of each chunk on its serial chain, on one
 # CTA per head (64 of 132 SMs at H = 64): session 7's phase ablations on the H200 put about
@@ -30,8 +46,7 @@
 # Numerics are those of kda_prefill_chunk_lb (its header has the algebra): every factor is at
 # most 1 except the in-sub-chunk ones, bounded by e^(16 |lambda|) = e^80, within f32 and bf16
 # for lambda in [-5, 0). The state products read S^T as bf16 (sb), as the fused kernel does.
-# Shape domain: T % 128 == 0 (the prep kernel takes chunks in pairs), T >= 128; K = V = 128; B
-# sequences of T tokens (no varlen).
+# Shape domain: T >= 64 (a slot's window lies inside T), an even slot count; K = V = 128.
 kernel kda_split_prep_lb target sm_90a family kda stage
   const DK = 128
   const DV = 128
@@ -42,15 +57,16 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   param Beta: global bf16[B, T, H]         # beta logits
   param Alog: global f32[H]
   param Dtb:  global f32[H, DK]            # dt_bias
-  param W:    global bf16[B, T, H, DK]     # w = P (k-hat e^G)
-  param U:    global bf16[B, T, H, DV]     # u = P v
-  param QG:   global bf16[B, T, H, DK]     # q-hat e^G
-  param KD:   global bf16[B, T, H, DK]     # k-hat e^(G_C - G)
-  param AQ:   global bf16[B, T, H, 64]     # A_qk, zero above the diagonal
-  param GCE:  global f32[B, T / 64, H, DK] # e^(G_C) per chunk
+  param Sl:   global i32[NS, 8]            # slot s: batch entry, first row's token, valid rows lo .. hi - 1, partial entry
+  param W:    global bf16[NS, 64, H, DK]   # w = P (k-hat e^G)
+  param U:    global bf16[NS, 64, H, DV]   # u = P v
+  param QG:   global bf16[NS, 64, H, DK]   # q-hat e^G
+  param KD:   global bf16[NS, 64, H, DK]   # k-hat e^(G_C - G)
+  param AQ:   global bf16[NS, 64, H, 64]   # A_qk, zero above the diagonal
+  param GCE:  global f32[NS, H, DK]        # e^(G_C) per slot
   param lower_bound: f32                   # lambda in [-5, 0)
-  domain T % 128 == 0, T >= 128
-  grid (T / 128, H, B) as (cp, h, b)
+  domain T >= 64, NS % 2 == 0, NS >= 2
+  grid (NS / 2, H) as (cp, h)
   role load warps 0..3 regs 24
   role math warps 4..11 regs 240
   pipeline ch stages 2
@@ -82,25 +98,32 @@ kernel kda_split_prep_lb target sm_90a family kda stage
 {
   in load {
     for c in 0 .. 2 pipelined ch {
+      let sb = Sl[cp * 2 + c, 0]
+      let st = Sl[cp * 2 + c, 1]
       wait empty
-      tma gr <- G[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
-      tma qs <- Q[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
-      tma ks <- K[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
-      tma vs <- V[b, (cp * 2 + c) * 64 +: 64, h, 0 +: 128] signal full
+      tma gr <- G[sb, st +: 64, h, 0 +: 128] signal full
+      tma qs <- Q[sb, st +: 64, h, 0 +: 128] signal full
+      tma ks <- K[sb, st +: 64, h, 0 +: 128] signal full
+      tma vs <- V[sb, st +: 64, h, 0 +: 128] signal full
     }
   }
   in math {
     let am = exp(Alog[h])
 
     for c in 0 .. 2 pipelined ch {
+      let s = cp * 2 + c
+      let sb = Sl[s, 0]
+      let st = Sl[s, 1]
+      let lo = Sl[s, 2]
+      let hi = Sl[s, 3]
       load dtb <- Dtb[h, :]
       wait full
       load t16 <- gr[:, :]
-      x = lower_bound * sigmoid(am * (f32(t16) + cols(dtb)))
+      x = where(row_idx() >= lo && row_idx() < hi, lower_bound * sigmoid(am * (f32(t16) + cols(dtb))), 0.0)   # rows outside the slot: no decay
       gc = colsum(x)
       gs = cumsum(x, 0)
       r = exp(gc)
-      store GCE[b, cp * 2 + c, h, :] <- r
+      store GCE[s, h, :] <- r
       o = gs
       for sc in 1 .. 4 {
         r = colsum(where(row_idx() == sc * 16 - 1, gs, 0.0))
@@ -110,11 +133,11 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
       store qa[:, :] <- bf16(kn * o)
-      store QG[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(gs))
+      store QG[s, 0 +: 64, h, :] <- bf16(kn * exp(gs))
       load t16 <- ks[:, :]
-      kn = l2norm(f32(t16))
+      kn = where(row_idx() >= lo && row_idx() < hi, l2norm(f32(t16)), 0.0)   # rows outside the slot: no key
       store ka[:, :] <- bf16(kn * o)
-      store KD[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
+      store KD[s, 0 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
       store vb[:, :] <- bf16(where(row_idx() < 16, kn * exp(gs * -1.0), 0.0))   # round 0: R_0 = 0
       fence proxy_async
       sync math
@@ -134,14 +157,14 @@ kernel kda_split_prep_lb target sm_90a family kda stage
         aqk = where(row_idx() / 16 == rb, t2, aqk)
         sync math
       }
-      store AQ[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(where(col_idx() <= row_idx(), aqk, 0.0))
+      store AQ[s, 0 +: 64, h, :] <- bf16(where(col_idx() <= row_idx(), aqk, 0.0))
       store ka[:, :] <- bf16(kn * exp(gs))
       load t16 <- vs[:, :]
       store vb[:, :] <- t16
       fence proxy_async
       arrive empty
       sync math
-      load bl <- Beta[b, (cp * 2 + c) * 64 +: 64, h]
+      load bl <- Beta[sb, st +: 64, h]
       beta = sigmoid(f32(bl))
       akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
@@ -151,8 +174,8 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       wgmma x = p16 @ ka
       wgmma gs = p16 @ vb
       wgmma_wait 0
-      store W[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(x)
-      store U[b, (cp * 2 + c) * 64 +: 64, h, :] <- bf16(gs)
+      store W[s, 0 +: 64, h, :] <- bf16(x)
+      store U[s, 0 +: 64, h, :] <- bf16(gs)
       sync math
     }
   }
@@ -161,17 +184,21 @@ kernel kda_split_prep_lb target sm_90a family kda stage
 kernel kda_split_state_lb target sm_90a family kda stage
   const DK = 128
   const DV = 128
-  param W:    global bf16[B, T, H, DK]
-  param U:    global bf16[B, T, H, DV]
-  param QG:   global bf16[B, T, H, DK]
-  param KD:   global bf16[B, T, H, DK]
-  param AQ:   global bf16[B, T, H, 64]
-  param GCE:  global f32[B, T / 64, H, DK]
-  param S0:   global f32[B, H, DV, DK]     # state entering the sequence, V-first
-  param SN:   global f32[B, H, DV, DK]     # state leaving it
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param U:    global bf16[NS, 64, H, DV]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, H, DK]
+  param S0:   global f32[N, H, DV, DK]     # state entering the sequence, V-first
+  param SN:   global f32[N, H, DV, DK]     # state leaving it
   param O:    global bf16[B, T, H, DV]
-  domain T % 128 == 0, T >= 128
-  grid (2, H, B) as (vh, h, b)
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (2, H, N) as (vh, h, q)
   role load warps 0..3 regs 40
   role math warps 4..7 regs 232
   pipeline ch stages 2
@@ -197,24 +224,26 @@ kernel kda_split_state_lb target sm_90a family kda stage
   frag gb:   f32[64] in math                    # ... 64..127
 {
   in load {
-    for c in 0 .. T / 64 pipelined ch {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
       wait empty
-      tma w0 <- W[b, c * 64 +: 64, h, 0 +: 64] signal full
-      tma w1 <- W[b, c * 64 +: 64, h, 64 +: 64] signal full
-      tma q0 <- QG[b, c * 64 +: 64, h, 0 +: 64] signal full
-      tma q1 <- QG[b, c * 64 +: 64, h, 64 +: 64] signal full
-      tma k0 <- KD[b, c * 64 +: 64, h, 0 +: 64] signal full
-      tma k1 <- KD[b, c * 64 +: 64, h, 64 +: 64] signal full
-      tma us <- U[b, c * 64 +: 64, h, vh * 64 +: 64] signal full
-      tma aq <- AQ[b, c * 64 +: 64, h, 0 +: 64] signal full
+      tma w0 <- W[c, 0 +: 64, h, 0 +: 64] signal full
+      tma w1 <- W[c, 0 +: 64, h, 64 +: 64] signal full
+      tma q0 <- QG[c, 0 +: 64, h, 0 +: 64] signal full
+      tma q1 <- QG[c, 0 +: 64, h, 64 +: 64] signal full
+      tma k0 <- KD[c, 0 +: 64, h, 0 +: 64] signal full
+      tma k1 <- KD[c, 0 +: 64, h, 64 +: 64] signal full
+      tma us <- U[c, 0 +: 64, h, vh * 64 +: 64] signal full
+      tma aq <- AQ[c, 0 +: 64, h, 0 +: 64] signal full
     }
   }
   in math {
-    load sa <- S0[b, h, vh * 64 +: 64, 0 +: 64]
-    load sb <- S0[b, h, vh * 64 +: 64, 64 +: 64]
-    for c in 0 .. T / 64 pipelined ch {
-      load ga <- GCE[b, c, h, 0 +: 64]
-      load gb <- GCE[b, c, h, 64 +: 64]
+    let n = Ord[q]
+    load sa <- S0[n, h, vh * 64 +: 64, 0 +: 64]
+    load sb <- S0[n, h, vh * 64 +: 64, 64 +: 64]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      load ga <- GCE[c, h, 0 +: 64]
+      load gb <- GCE[c, h, 64 +: 64]
       store s0[:, :] <- bf16(sa)
       store s1[:, :] <- bf16(sb)
       fence proxy_async
@@ -237,9 +266,39 @@ kernel kda_split_state_lb target sm_90a family kda stage
       wgmma sb += vb^T @ k1
       wgmma_wait 0
       arrive empty
-      store O[b, c * 64 +: 64, h, vh * 64 +: 64] <- bf16(o)
+      let pe = Sl[c, 4]
+      if pe < 0 {
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o)   # a full slot: its 64 rows are its tokens
+      } else {
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o)   # a partial one: kda_split_tail copies the valid rows
+      }
     }
-    store SN[b, h, vh * 64 +: 64, 0 +: 64] <- sa
-    store SN[b, h, vh * 64 +: 64, 64 +: 64] <- sb
+    store SN[n, h, vh * 64 +: 64, 0 +: 64] <- sa
+    store SN[n, h, vh * 64 +: 64, 64 +: 64] <- sb
+  }
+}
+
+# kda_split_tail — the valid rows of every partial slot, from OP into O: one warp per (entry,
+# head), one 128-channel row per step. Entries of -1 (the padding of an empty list) copy nothing.
+kernel kda_split_tail target sm_90a family kda stage
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Ps:   global i32[NP]               # the slot of partial entry j (-1: none)
+  param OP:   global bf16[NP, 64, H, DV]
+  param O:    global bf16[B, T, H, DV]
+  grid (NP, H) as (j, h)
+  role work warps 0..0
+  frag x: bf16[128] in work
+{
+  in work {
+    let s = Ps[j]
+    if s >= 0 {
+      let sb = Sl[s, 0]
+      let st = Sl[s, 1]
+      for r in Sl[s, 2] .. Sl[s, 3] {
+        load x <- OP[j, r, h, :]
+        store O[sb, st + r, h, :] <- x
+      }
+    }
   }
 }

@@ -10,18 +10,21 @@
  * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens),
  * their _lb twins, or with --state bf16 kda_prefill_bf16_lb (the lower-bound
  * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
- * is the plain one, through --kernel). With the lower-bound gate, f32 state and no --seqlens,
- * the default is the split chunked prefill kda_split_prep_lb+kda_split_state_lb
- * (kda_prefill_split_lb.cake: a chunk-parallel prep kernel and the serial state kernel, chunks
- * of 64 tokens on the tensor cores) when T % 128 == 0, and the fused kda_prefill_chunk_lb
- * (kda_prefill_chunk_lb.cake) for the other T % 64 == 0, T >= 128 (on the H200 the split is
- * 2.2x the fused at one sequence and level with it at 8 x 1024, bench/RESULTS.md). --kernel FILE[:NAME] runs another
+ * is the plain one, through --kernel). With the lower-bound gate and f32 state, whenever T >= 64
+ * (B sequences of any T, or packed sequences through --seqlens), the default is the split
+ * chunked prefill kda_split_prep_lb+kda_split_state_lb+kda_split_tail (kda_prefill_split_lb.cake:
+ * a chunk-parallel prep kernel, the serial state kernel and the tail that places the rows of
+ * the partial chunks, over 64-token chunk slots on the tensor cores; on the H200 the split ran
+ * 2.2x the fused kda_prefill_chunk_lb at one sequence and level with it at 8 x 1024,
+ * bench/RESULTS.md). Its chunk-slot tables Sl, Cs, Ord and Ps (src/family/kda.h,
+ * kda_slot_tables) are derived here from B and T or from cu_seqlens and bound by name like the
+ * family's buffers, with the dims NS and NP. --kernel FILE[:NAME] runs another
  * kernel of the kda or kda_decode family instead (a chunked prefill, a
  * candidate from the search). The kernel goes through the pipeline
  * (cake_compile to the lowering, cake_jit after every CPU-side refusal) and is
  * launched through the launch layer; buffers are bound to its parameters by
- * the family's names (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu), dims by
- * name (B, T, H, N, N1), the scalar lower_bound by value.
+ * the family's names (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu, and the slot tables Sl,
+ * Cs, Ord, Ps), dims by name (B, T, H, N, N1, NS, NP), the scalar lower_bound by value.
  *
  * Chains. --kernel FILE:A+B[+...] runs kernels A, B, ... of FILE in that order
  * as one layer: a chunked prefill split into a chunk-parallel prep kernel and
@@ -196,6 +199,7 @@ typedef struct Run {
 	GpuPtr *dev;
 	long long B, T, H, N;
 	int64_t *cu;
+	KdaSlots slots;             /* the chunk-slot tables (NS = 0 when T < 64): Sl, Cs, Ord, Ps */
 	GpuDev g;
 	bool opened;
 	void *stream, *graph, *ev[2];
@@ -259,17 +263,15 @@ static int pick_kernel(Run *r)
 	if (o->mode == KDA_MODE_DECODE) {
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
 		snprintf(name, nn, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
-	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 128 == 0 && o->T >= 128) {
-		/* the split chunked prefill, in its domain (B sequences, T a multiple of 128): a
-		   chunk-parallel prep kernel, then the serial state kernel */
+	} else if (o->lower_bound_gate && !o->state_bf16 && r->T >= 64) {
+		/* the split chunked prefill over chunk slots (B sequences of any T >= 64, or packed
+		   sequences through cu_seqlens): the chunk-parallel prep kernel, the serial state
+		   kernel, then the tail that places the partial slots' rows */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_split_lb.cake", o->dir);
 		snprintf(name, nn, "kda_split_prep_lb");
 		snprintf(r->st[1].name, sizeof r->st[1].name, "kda_split_state_lb");
-		r->nst = 2;
-	} else if (o->lower_bound_gate && !o->nseq && !o->state_bf16 && o->T % 64 == 0 && o->T >= 128) {
-		/* the fused chunked tensor-core prefill, in its domain (B sequences, T a multiple of 64) */
-		snprintf(r->file, sizeof r->file, "%s/kda_prefill_chunk_lb.cake", o->dir);
-		snprintf(name, nn, "kda_prefill_chunk_lb");
+		snprintf(r->st[2].name, sizeof r->st[2].name, "kda_split_tail");
+		r->nst = 3;
 	} else {
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill.cake", o->dir);
 		snprintf(name, nn, "kda_prefill%s%s%s", o->nseq ? "_varlen" : "", o->state_bf16 ? "_bf16" : "", lb);
@@ -287,7 +289,7 @@ static bool is_name(const char *a, const char *b)
 static long long dim_value(const Run *r, const char *n)
 {
 	return is_name(n, "B") ? r->B : is_name(n, "T") ? r->T : is_name(n, "H") ? r->H : is_name(n, "N") ? r->N
-	     : is_name(n, "N1") ? r->N + 1 : -1;
+	     : is_name(n, "N1") ? r->N + 1 : is_name(n, "NS") ? r->slots.ns : is_name(n, "NP") ? r->slots.np : -1;
 }
 
 /* "f32[1, 64, 2, 128]" */
@@ -370,7 +372,7 @@ static int compile_stage(Run *r, Stage *s)
 	for (int d = 0; d < s->k->ndims && d < LAUNCH_MAX_DIMS; d++) {
 		long long v = dim_value(r, s->k->dims[d]);
 		if (v < 0) {
-			fprintf(stderr, "cake kda: kernel '%s' has a dim '%s' that cake kda does not bind (B, T, H, N and N1 only)\n", s->name,
+			fprintf(stderr, "cake kda: kernel '%s' has a dim '%s' that cake kda does not bind (B, T, H, N, N1, NS and NP only)\n", s->name,
 			        s->k->dims[d]);
 			return 1;
 		}
@@ -532,7 +534,8 @@ static int prepare(Run *r)
 		if (rc)
 			return rc;
 		has_lb |= r->st[s].has_lb;
-		varlen |= fam_param(r->st[s].k, "Cu") >= 0;
+		/* packed sequences: through cu_seqlens, or through the chunk-slot tables (Cs) */
+		varlen |= fam_param(r->st[s].k, "Cu") >= 0 || fam_param(r->st[s].k, "Cs") >= 0;
 	}
 	r->name[0] = 0;
 	for (int s = 0; s < r->nst; s++)
@@ -543,7 +546,7 @@ static int prepare(Run *r)
 	if (o->mode == KDA_MODE_DECODE && !is_name(r->fam->name, "kda_decode"))
 		fprintf(stderr, "cake kda: note: %s %s is of family %s, run here as a decode step\n", what, nm, r->fam->name);
 	if (o->nseq && !varlen) {
-		fprintf(stderr, "cake kda: %s %s takes no cu_seqlens, but --seqlens were given\n", what, nm);
+		fprintf(stderr, "cake kda: %s %s takes no cu_seqlens (nor the chunk-slot tables), but --seqlens were given\n", what, nm);
 		return 1;
 	}
 	if (has_lb != o->lower_bound_gate) {
@@ -606,6 +609,19 @@ static bool make_inputs(Run *r)
 			memset(b->host, 0xff, b->bytes);
 		else if (is_name(n, "Cu"))
 			memcpy(b->host, r->cu, b->bytes);
+		else if (kda_is_slot_table(n)) {   /* Sl, Cs, Ord, Ps: derived from the shape and cu_seqlens */
+			const int32_t *t = is_name(n, "Sl") ? r->slots.sl : is_name(n, "Cs") ? r->slots.cs : is_name(n, "Ord") ? r->slots.ord
+			                 : r->slots.ps;
+			size_t have = (size_t)(is_name(n, "Sl") ? r->slots.ns * KDA_SLOT_FIELDS : is_name(n, "Cs") ? r->slots.n + 1
+			                     : is_name(n, "Ord") ? r->slots.n : r->slots.np) * sizeof(int32_t);
+			if (!t || have != b->bytes) {
+				fprintf(stderr, "cake kda: the chunk-slot table '%s' of the kernel holds %zu bytes, but the shape's tables have %zu; "
+				        "declare it as kda_prefill_split_lb.cake does (Sl: i32[NS, %d], Cs: i32[N1], Ord: i32[N], Ps: i32[NP])\n", n,
+				        b->bytes, have, KDA_SLOT_FIELDS);
+				return false;
+			}
+			memcpy(b->host, t, b->bytes);
+		}
 		else if (b->decl->dt == DT_BF16 && !is_name(n, "S0"))
 			oracle_fill_bf16(b->host, b->elems, seed);
 		else if (is_name(n, "S0")) {
@@ -636,7 +652,8 @@ static bool poison(Run *r)
 	FamBuf *b = eq ? fam_buf(&(FamRun){.k = &r->layer, .buf = r->buf}, name) : NULL;
 	char *end;
 	long long idx = eq ? strtoll(eq + 1, &end, 10) : -1;
-	if (!b || !b->host || *end || idx < 0 || (size_t)idx >= b->elems || is_name(name, "O") || is_name(name, "SN") || is_name(name, "Cu")) {
+	if (!b || !b->host || *end || idx < 0 || (size_t)idx >= b->elems || is_name(name, "O") || is_name(name, "SN") || is_name(name, "Cu") ||
+	    kda_is_slot_table(name)) {
 		fprintf(stderr, "cake kda: --poison takes INPUT=INDEX with INPUT one of Q, K, V, G, Beta, Alog, Dtb, S0 and INDEX inside it (got '%s')\n", s);
 		return false;
 	}
@@ -839,6 +856,10 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 	if (r->cu && kda_refuse_seqlens(r->cu, r->N + 1, r->T, why, sizeof why)) {
 		fprintf(stderr, "cake kda: %s\n", why);
 		goto out;
+	}
+	if (!app_kda_refusal(o, why, sizeof why)) {   /* the tables of a well-formed shape (none for T < 64) */
+		KdaProblem sp = {.B = r->B, .T = r->T, .H = r->H, .N = r->N, .cu = r->cu, .packed = r->cu != NULL};
+		kda_slot_tables(&sp, &r->slots);
 	}
 	if (pick_kernel(r)) {
 		status = 1;
@@ -1075,6 +1096,7 @@ out:
 	free(r->layer.params);
 	free(r->layer.dims);
 	free(r->cu);
+	kda_slots_free(&r->slots);
 	for (int si = 0; si < r->nst; si++) {
 		Stage *s = &r->st[si];
 		free(s->scalars);

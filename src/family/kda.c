@@ -654,6 +654,78 @@ void kda_segments(long long n_seq, long long T, uint64_t seed, int64_t *cu)
 	free(w);
 }
 
+/* ---- chunk slots ---- */
+
+long long kda_slot_count(const KdaProblem *p, long long *np)
+{
+	long long ns = 0, parts = 0, t0, b;
+	*np = 1;
+	if (p->T < 64 || p->N < 1)
+		return 0;
+	for (long long n = 0; n < p->N; n++) {
+		long long len = kda_seq(p, n, &t0, &b);
+		if (len < 1)
+			return 0;
+		ns += (len + 63) / 64;
+		parts += len % 64 != 0 || t0 + (len + 63) / 64 * 64 > p->T;
+	}
+	ns += ns % 2;
+	if (ns > INT32_MAX / 64 || p->T > INT32_MAX)
+		return 0;
+	*np = parts > 0 ? parts : 1;
+	return ns;
+}
+
+bool kda_slot_tables(const KdaProblem *p, KdaSlots *s)
+{
+	memset(s, 0, sizeof *s);
+	long long np, ns = kda_slot_count(p, &np);
+	if (!ns)
+		return false;
+	s->ns = ns, s->np = np, s->n = p->N;
+	s->sl = xcalloc((size_t)ns * KDA_SLOT_FIELDS, sizeof *s->sl);
+	s->cs = xcalloc((size_t)p->N + 1, sizeof *s->cs);
+	s->ord = xcalloc((size_t)p->N, sizeof *s->ord);
+	s->ps = xcalloc((size_t)np, sizeof *s->ps);
+	long long slot = 0, part = 0, t0, b;
+	for (long long n = 0; n < p->N; n++) {
+		long long len = kda_seq(p, n, &t0, &b);
+		s->cs[n] = (int32_t)slot;
+		for (long long j = 0; j * 64 < len; j++, slot++) {
+			long long st = t0 + 64 * j, rows = len - 64 * j < 64 ? len - 64 * j : 64, lo = 0;
+			if (st + 64 > p->T)   /* the window ends at T: the slot's rows move down */
+				lo = st + 64 - p->T, st = p->T - 64;
+			int32_t *e = s->sl + slot * KDA_SLOT_FIELDS;
+			e[0] = (int32_t)b, e[1] = (int32_t)st, e[2] = (int32_t)lo, e[3] = (int32_t)(lo + rows);
+			e[4] = lo > 0 || rows < 64 ? (int32_t)part : -1;
+			if (e[4] >= 0)
+				s->ps[part++] = (int32_t)slot;
+		}
+	}
+	s->cs[p->N] = (int32_t)slot;
+	for (; slot < ns; slot++)   /* the pad slot: no rows */
+		s->sl[slot * KDA_SLOT_FIELDS + 4] = -1;
+	for (; part < np; part++)
+		s->ps[part] = -1;
+	/* most slots first; a stable insertion sort (N is the number of sequences) */
+	for (long long n = 0; n < p->N; n++) {
+		long long i = n;
+		int32_t c = s->cs[n + 1] - s->cs[n];
+		while (i > 0 && s->cs[s->ord[i - 1] + 1] - s->cs[s->ord[i - 1]] < c) {
+			s->ord[i] = s->ord[i - 1];
+			i--;
+		}
+		s->ord[i] = (int32_t)n;
+	}
+	return true;
+}
+
+void kda_slots_free(KdaSlots *s)
+{
+	free(s->sl), free(s->cs), free(s->ord), free(s->ps);
+	memset(s, 0, sizeof *s);
+}
+
 void kda_fill_gate_params(float *alog, float *dtb, long long H, long long K, uint64_t seed)
 {
 	uint64_t st = seed;
@@ -682,12 +754,23 @@ static const struct { const char *name; const DType *dts; int ndts, rank; } kda_
 	{"Alog", df32, 1, 1}, {"Dtb", df32, 1, 2}, {"S0", dst, 2, 4}, {"SN", dst, 2, 4},
 };
 
+/* The chunk-slot tables (kda.h): i32, derived by the caller from the shape and cu_seqlens. */
+static const struct { const char *name; int rank; } kda_slot_tabs[] = {{"Sl", 2}, {"Cs", 1}, {"Ord", 1}, {"Ps", 1}};
+
+bool kda_is_slot_table(const char *name)
+{
+	for (size_t i = 0; name && i < NELEM(kda_slot_tabs); i++)
+		if (!strcmp(name, kda_slot_tabs[i].name))
+			return true;
+	return false;
+}
+
 bool kda_is_buffer(const char *name)
 {
 	for (size_t i = 0; name && i < NELEM(kda_tensors); i++)
 		if (!strcmp(name, kda_tensors[i].name))
 			return true;
-	return name && !strcmp(name, "Cu");
+	return name && (!strcmp(name, "Cu") || kda_is_slot_table(name));
 }
 
 /* The contract; a stage (partial) is held only to the family tensors it names. */
@@ -717,6 +800,11 @@ static bool fits_common(const Kernel *k, bool allow_cu, bool partial, char *why,
 		if (!fam_need(k, "Cu", di64, 1, 1, 1, why, n))
 			return false;
 	}
+	static const DType di32[] = {DT_I32};
+	for (size_t i = 0; i < NELEM(kda_slot_tabs); i++)
+		if (fam_param(k, kda_slot_tabs[i].name) >= 0 &&
+		    !fam_need(k, kda_slot_tabs[i].name, di32, 1, kda_slot_tabs[i].rank, kda_slot_tabs[i].rank, why, n))
+			return false;
 	if (lb_param(k) == -2) {
 		snprintf(why, n, "scalar parameter 'lower_bound' must be f32");
 		return false;
@@ -752,13 +840,20 @@ static bool decode_fits_stage(const Kernel *k, char *why, size_t n)
 	return fits_common(k, false, true, why, n);
 }
 
+/* Are the run's sequences packed along T? Through cu_seqlens, or (a layer on the chunk-slot
+ * tables, which carry the sequences' extents) when the states hold other than B sequences. */
+static bool packed_of(const FamRun *r)
+{
+	return fam_buf(r, "Cu") || (fam_buf(r, "Cs") && fam_buf(r, "S0")->dims[0] != fam_buf(r, "Q")->dims[0]);
+}
+
 /* The problem of a run (host images may be NULL). */
 static KdaProblem problem(const FamRun *r)
 {
 	FamBuf *Q = fam_buf(r, "Q"), *V = fam_buf(r, "V"), *S = fam_buf(r, "S0"), *Cu = fam_buf(r, "Cu");
 	KdaProblem p = {
 		.B = Q->dims[0], .T = Q->dims[1], .H = Q->dims[2], .K = Q->dims[3], .V = V->dims[3],
-		.N = S->dims[0], .cu = Cu ? Cu->host : NULL, .packed = Cu != NULL, .state_bf16 = S->decl->dt == DT_BF16,
+		.N = S->dims[0], .cu = Cu ? Cu->host : NULL, .packed = packed_of(r), .state_bf16 = S->decl->dt == DT_BF16,
 		.q = Q->host, .k = fam_buf(r, "K")->host, .v = V->host, .g = fam_buf(r, "G")->host,
 		.beta = fam_buf(r, "Beta")->host, .alog = fam_buf(r, "Alog")->host, .dtb = fam_buf(r, "Dtb")->host, .s0 = S->host,
 	};
@@ -827,7 +922,7 @@ static bool refuse_common(const FamRun *r, long long max_t, char *why, size_t n)
 		return true;
 	KdaProblem p = problem(r);
 	p.cu = NULL;   /* the data are not there yet: the shape only */
-	p.packed = fam_buf(r, "Cu") != NULL;
+	p.packed = packed_of(r);
 	if (kda_refuse_shape(&p, 0, 0, why, n))
 		return true;
 	if (max_t && p.T > max_t) {
@@ -933,7 +1028,8 @@ const Family family_kda = {
 	.module = "kda.c",
 	.summary = "Kimi Delta Attention (prefill): o and the final state of the gated delta rule, packed sequences via Cu",
 	.params = "Q, K, G: bf16[B, T, H, DK], V, O: bf16[B, T, H, DV], Beta: bf16[B, T, H], Alog: f32[H], Dtb: f32[H, DK], "
-	          "S0, SN: f32|bf16[N, H, DV, DK], Cu: i64[N + 1] (optional), lower_bound: f32 scalar (optional)",
+	          "S0, SN: f32|bf16[N, H, DV, DK], Cu: i64[N + 1] (optional), lower_bound: f32 scalar (optional); "
+	          "chunk-slot tables (optional, derived by the caller: kda.h): Sl: i32[NS, 8], Cs: i32[N + 1], Ord: i32[N], Ps: i32[NP]",
 	.tolerance = TOL_TEXT_PREFILL,
 	.fits = kda_fits,
 	.fits_stage = kda_fits_stage,

@@ -67,9 +67,13 @@ long long kda_seq(const KdaProblem *p, long long n, long long *t0, long long *b)
 const char *kda_refuse_shape(const KdaProblem *p, long long kernel_k, long long kernel_v, char *buf, size_t n);
 /* cu_seqlens refusals: n1 < 2 offsets, cu[0] != 0, a decreasing pair (not
  * monotone), an equal pair (a zero-length sequence), cu[n1-1] != T. */
-/* true for the name of one of the family's tensors (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu):
+/* true for the name of one of the family's tensors (Q, K, V, G, Beta, Alog, Dtb, S0, SN, O, Cu,
+ * and the slot tables):
  * what a layer binds as its inputs and outputs, every other global of a chain being a workspace */
 bool kda_is_buffer(const char *name);
+/* true for the name of a chunk-slot table (Sl, Cs, Ord, Ps; below): inputs the caller derives
+ * from the shape and cu_seqlens (kda_slot_tables), never seeded */
+bool kda_is_slot_table(const char *name);
 
 const char *kda_refuse_seqlens(const int64_t *cu, long long n1, long long T, char *buf, size_t n);
 /* A lower bound outside [-5, 0) for the lower-bound gate. */
@@ -139,6 +143,40 @@ long long *kda_sample_pairs(const KdaProblem *p, int want, double flop_budget, u
 /* n_seq lengths of packed sequences summing to T, every one >= 1, varied
  * (seeded); cu[0 .. n_seq] the offsets. Needs 1 <= n_seq <= T. */
 void kda_segments(long long n_seq, long long T, uint64_t seed, int64_t *cu);
+/* ---- chunk slots (the split prefill, kernels/kda/kda_prefill_split_lb.cake) ----
+ *
+ * The split prefill works on 64-token chunk *slots*, not on the T axis: sequence n
+ * (kda_seq: tokens t0 .. t0 + len - 1 of batch entry b) has ceil(len / 64) slots, slot j
+ * holding its tokens t0 + 64 j .. min(t0 + 64 j + 64, t0 + len) - 1. A slot is a window
+ * of 64 rows of the T axis starting at token `st` whose rows lo .. hi - 1 are the slot's
+ * tokens; the kernels treat the other rows as absent (no key, no decay), so a sequence's
+ * last, partial chunk never mixes with the next sequence. A window never reaches past T:
+ * when st + 64 > T it starts at T - 64 instead and its tokens sit at rows lo .. hi - 1
+ * with lo > 0 (so T >= 64 is needed). Slots are numbered sequence by sequence; their
+ * count is rounded up to an even number (the prep kernel takes slots in pairs) with an
+ * empty slot (lo = hi = 0). A partial slot (lo > 0 or hi < 64) has an entry in the
+ * partial list: the state kernel writes its 64 output rows to that entry of a small
+ * workspace, and the tail kernel copies its valid rows into O (a full slot's rows are
+ * stored into O directly).
+ *
+ *   sl  [ns, KDA_SLOT_FIELDS] i32   b, st, lo, hi, partial entry (-1: a full slot), 0, 0, 0
+ *   cs  [n + 1] i32                 sequence n's slots are cs[n] .. cs[n + 1] - 1
+ *   ord [n] i32                     the sequences by slot count, most first (ties by index):
+ *                                   the state kernel's CTAs take them in this order
+ *   ps  [np] i32                    the slot of each partial entry; -1 pads (np >= 1) */
+#define KDA_SLOT_FIELDS 8
+typedef struct KdaSlots {
+	long long ns, np, n;
+	int32_t *sl, *cs, *ord, *ps;
+} KdaSlots;
+
+/* Slot and partial-entry counts of the problem's sequences (p->cu, or B sequences of T);
+ * 0 when T < 64 or a count overflows 32 bits. */
+long long kda_slot_count(const KdaProblem *p, long long *np);
+/* The tables (malloc'd; kda_slots_free). false when kda_slot_count is 0. */
+bool kda_slot_tables(const KdaProblem *p, KdaSlots *s);
+void kda_slots_free(KdaSlots *s);
+
 /* Seeded gate parameters with long- and short-memory channels: A_log
  * uniform in [-3, 0], dt_bias uniform in [-4, 0] (so exp(g) spans about
  * 0.27 .. 0.9997). */

@@ -104,6 +104,23 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 			--iters 2 --check-heads 4 --format=json --dump "$T/dump"
 		expect "kda prefill on the fake driver, json" 1 out '"kernel":"kda_prefill_varlen_lb"' out '"ok":false' out '"method":"events"'
 		cp "$T/out" "$T/prefill.json"
+		# packed sequences of 64 tokens or more: the split chain over chunk slots, its tables bound
+		# and dumped (i32: Sl [NS, 8], Cs [N + 1], Ord [N], Ps [NP]; lengths 100, 60: slots 2 + 1, padded
+		# to 4; two partial entries)
+		mkdir -p "$T/sdump"
+		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --iters 1 --check-heads 2 --format=json --dump "$T/sdump"
+		expect "kda packed prefill on the fake driver: the split chain" 1 \
+			out '"kernel":"kda_split_prep_lb\+kda_split_state_lb\+kda_split_tail"' out '"sequences":2' out '"ok":false'
+		if [ "$(wc -c <"$T/sdump/Sl.bin" 2>/dev/null)" = $((4 * 8 * 4)) ] && [ "$(wc -c <"$T/sdump/Cs.bin" 2>/dev/null)" = 12 ] &&
+		   [ "$(wc -c <"$T/sdump/Ps.bin" 2>/dev/null)" = 8 ] && [ ! -e "$T/sdump/OP.bin" ]; then
+			ok "kda split chain: the slot tables bound and dumped, the workspace OP not"
+		else
+			bad "kda split chain: the slot tables bound and dumped, the workspace OP not" "$(ls -l "$T/sdump" 2>&1)"
+		fi
+		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --poison Sl=0
+		expect "kda poison of a slot table" 2 err '--poison takes INPUT=INDEX'
+		run kda --mode prefill --shape B=2,H=2,T=40 --lower-bound -5 --kernel kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail
+		expect "kda split chain below one chunk window" 2 err "outside the domain of 'kda_split_prep_lb': 'T >= 64' is false"
 		run kda --mode prefill --state bf16 --shape B=1,H=2,T=40 --lower-bound -5 --iters 1 --check-heads 2 --format=json
 		expect "kda bf16-state prefill on the fake driver" 1 out '"kernel":"kda_prefill_bf16_lb"' out '"state":"bf16"' out '"ok":false'
 		# a chain: every stage on every launch of the layer (1 checked + 1 warm-up + 3 timed + a graph of 4

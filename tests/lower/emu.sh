@@ -208,17 +208,24 @@ chunk_lb 2 192 3 -5 31
 # ptxas spills the default form of this kernel, so on the GPU it runs the compact one
 EMU_DEFS=-DCAKE_COMPACT=1 chunk_lb 1 256 2 -5 30
 MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);/' chunk_lb 1 192 1 -1 28 1
-# the chunked prefill split in two kernels (kernels/kda/kda_prefill_split_lb.cake): the
-# chunk-parallel prep kernel writes the workspace (W, U, QG, KD, AQ, GCE; poisoned with NaN
-# bytes first), the state kernel reads it and writes O and SN; one driver per kernel over the
-# same directory, the first one's outputs renamed to the second one's inputs
+# the chunked prefill split in three kernels over chunk slots (kernels/kda/kda_prefill_split_lb.cake):
+# the chunk-parallel prep kernel writes the workspace (W, U, QG, KD, AQ, GCE; poisoned with NaN
+# bytes first), the state kernel reads it and writes O, SN and the partial slots' rows OP, the
+# tail copies those rows into O; one driver per kernel over the same directory, each one's
+# outputs renamed to the next one's inputs. The slot tables (Sl, Cs, Ord, Ps) come from
+# kda_emu gen (kda_slot_tables), for B sequences of T tokens or (N > 0: varlen) N packed ones,
+# of the lengths in KDA_EMU_SEQLENS when set
 split_run() {
-	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0}
+	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0}
 	f=kernels/kda/kda_prefill_split_lb.cake
-	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb"
+	vl=0
+	[ "$N" -gt 0 ] && vl=1
+	[ "$N" -gt 0 ] || N=$B
+	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
+	[ "$vl" -eq 1 ] && [ -z "${KDA_EMU_SEQLENS:-}" ] && label="$label N=$N packed"
 	d=$TMP/split.$seed
 	mkdir -p "$d"
-	for k in kda_split_prep_lb kda_split_state_lb; do
+	for k in kda_split_prep_lb kda_split_state_lb kda_split_tail; do
 		if ! "$CAKE" build "$f" --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
 		   ! "$CAKE" build "$f" --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
 			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
@@ -229,19 +236,30 @@ split_run() {
 			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
 		fi
 	done
-	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
-	n=$((B * T * H * 128))
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
+	read -r NS NP < "$d/slots.txt" || { bad "$label: no slot tables"; return; }
+	dims="B=$B T=$T H=$H N=$N N1=$((N + 1)) NS=$NS NP=$NP"
+	n=$((NS * 64 * H * 128))
 	for w in W U QG KD; do head -c $((2 * n)) /dev/zero | tr '\0' '\377' > "$d/$w.bin"; done
 	head -c $((n)) /dev/zero | tr '\0' '\377' > "$d/AQ.bin"
-	head -c $((4 * B * (T / 64) * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
-	if ! "$d/kda_split_prep_lb" "$d" B="$B" T="$T" H="$H" lower_bound="$lb" >"$d/run" 2>&1; then
+	head -c $((4 * NS * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
+	head -c $((2 * NP * 64 * H * 128)) /dev/zero | tr '\0' '\377' > "$d/OP.bin"
+	# shellcheck disable=SC2086
+	if ! "$d/kda_split_prep_lb" "$d" $dims lower_bound="$lb" >"$d/run" 2>&1; then
 		bad "$label: the emulated prep kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	for w in W U QG KD AQ GCE; do mv "$d/$w.out" "$d/$w.bin"; done
-	if ! "$d/kda_split_state_lb" "$d" B="$B" T="$T" H="$H" >"$d/run" 2>&1; then
+	# shellcheck disable=SC2086
+	if ! "$d/kda_split_state_lb" "$d" $dims >"$d/run" 2>&1; then
 		bad "$label: the emulated state kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
-	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$B" 0 "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
+	mv "$d/OP.out" "$d/OP.bin"
+	mv "$d/O.out" "$d/O.bin"
+	# shellcheck disable=SC2086
+	if ! "$d/kda_split_tail" "$d" $dims >"$d/run" 2>&1; then
+		bad "$label: the emulated tail kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
 	rc=$?
 	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
 	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
@@ -250,11 +268,21 @@ split_run() {
 }
 split_run 1 256 2 -5 32
 split_run 2 128 3 -2.5 33
+# T that 64 does not divide: each sequence's last slot is partial, its window moved down to
+# end at T (rows lo .. hi - 1), its rows placed by the tail
+split_run 2 200 2 -5 36
+# packed sequences (cu_seqlens): lengths of 1, 63, 64 and 65 tokens, sequences ending inside
+# a chunk, the last window moved down into the previous sequence's tokens
+KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 37 0 5
+split_run 1 300 2 -2.5 38 0 3
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the
 # chunk's start as the reference) the factors overflow at lambda = -5
 MUTATE='s/? rp\([0-9]*\)_\[/? 0.0f * rp\1_[/' split_run 1 256 2 -5 35 1
+# ... and the slot masks must hold: with the rows outside a slot kept (the mask's upper bound
+# read as 64) a partial slot takes the next sequence's tokens into its chunk
+MUTATE='s/ < hi)/ < 64)/g' KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 39 1 5
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

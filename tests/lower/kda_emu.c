@@ -13,6 +13,9 @@
  * head) pair with the kda_decode (DECODE = 1) or kda tolerance. With `kv` the inputs
  * take the names of tests/corpus/good/kda_prefill_chunk.cake (Qin, Kin, Vin, Gin, Bin)
  * and the states are K-first, [N, H, K, V].
+ * With VARLEN = 1, KDA_EMU_SEQLENS=L1,L2,... (summing to T, N of them) sets the lengths.
+ * gen also writes the chunk-slot tables of the split prefill (Sl, Cs, Ord, Ps:
+ * kda_slot_tables) when T >= 64, and DIR/slots.txt = "NS NP", the dims that go with them.
  */
 #include "family/kda.h"
 #include "family/oracle.h"
@@ -82,8 +85,19 @@ int main(int argc, char **argv)
 		else
 			((float *)s0)[i] = x;
 	}
-	if (cu)
+	if (cu) {
 		kda_segments(N, T, seed + 7, cu);
+		const char *ls = getenv("KDA_EMU_SEQLENS");
+		for (long long i = 0; ls && *ls && i < N; i++) {
+			char *end;
+			cu[i + 1] = cu[i] + strtoll(ls, &end, 10);
+			ls = *end == ',' ? end + 1 : end;
+		}
+		if (cu[N] != T) {
+			fprintf(stderr, "kda_emu: KDA_EMU_SEQLENS must hold N = %lld lengths summing to T = %lld\n", N, T);
+			return 2;
+		}
+	}
 	KdaProblem p = {.B = B, .T = T, .H = H, .K = K, .V = V, .N = N, .cu = cu, .packed = cu != NULL,
 	                .gate = lb != 0 ? KDA_GATE_LOWER_BOUND : KDA_GATE_SOFTPLUS, .lower_bound = lb, .state_bf16 = bf16 != 0, .state_kv = kv,
 	                .q = q, .k = k, .v = v, .g = g, .beta = be, .alog = al, .dtb = dt, .s0 = s0};
@@ -95,6 +109,21 @@ int main(int argc, char **argv)
 		put(dir, "S0", ns * es, s0);
 		if (cu)
 			put(dir, "Cu", sizeof(int64_t) * (size_t)(N + 1), cu);
+		KdaSlots sl;
+		if (kda_slot_tables(&p, &sl)) {
+			put(dir, "Sl", sizeof(int32_t) * (size_t)sl.ns * KDA_SLOT_FIELDS, sl.sl);
+			put(dir, "Cs", sizeof(int32_t) * (size_t)(N + 1), sl.cs);
+			put(dir, "Ord", sizeof(int32_t) * (size_t)N, sl.ord);
+			put(dir, "Ps", sizeof(int32_t) * (size_t)sl.np, sl.ps);
+			char pth[1024];
+			snprintf(pth, sizeof pth, "%s/slots.txt", dir);
+			FILE *f = fopen(pth, "w");
+			if (!f || fprintf(f, "%lld %lld\n", sl.ns, sl.np) < 0 || fclose(f)) {
+				fprintf(stderr, "kda_emu: cannot write %s\n", pth);
+				return 2;
+			}
+			kda_slots_free(&sl);
+		}
 		void *poison = malloc(ns * es > 2 * nv ? ns * es : 2 * nv);
 		memset(poison, 0xff, ns * es > 2 * nv ? ns * es : 2 * nv);
 		put(dir, "SN", ns * es, poison);

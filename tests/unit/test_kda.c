@@ -390,6 +390,65 @@ static bool sema_rule(const char *text, const char *rule)
 	return rule ? found : !any;
 }
 
+/* The chunk-slot tables of the split prefill (kda.h), by hand. Packed lengths 65, 1, 63, 64, 40
+ * (T = 233): sequence 0 takes slots 0 (tokens 0..63) and 1 (token 64, partial); 1 slot 2
+ * (token 65); 2 slot 3 (66..128); 3 slot 4 (129..192, full); 4 slot 5 (193..232), whose window
+ * 193 + 64 > 233 moves down to 169..232 with the tokens at rows 24..63. Six slots (even), four
+ * partial entries; most slots first: 0, then 1, 2, 3, 4. B sequences of T = 200: four slots
+ * each, the last (192..199) moved down to 136..199, rows 56..63. */
+static void test_slot_tables(void **state)
+{
+	(void)state;
+	int64_t cu[] = {0, 65, 66, 129, 193, 233};
+	KdaProblem p = {.B = 1, .T = 233, .H = 1, .K = 128, .V = 128, .N = 5, .cu = cu, .packed = true};
+	KdaSlots s;
+	assert_true(kda_slot_tables(&p, &s));
+	assert_int_equal(s.ns, 6);
+	assert_int_equal(s.np, 4);
+	static const int32_t want[6][5] = {{0, 0, 0, 64, -1}, {0, 64, 0, 1, 0}, {0, 65, 0, 1, 1}, {0, 66, 0, 63, 2},
+	                                   {0, 129, 0, 64, -1}, {0, 169, 24, 64, 3}};
+	for (int i = 0; i < 6; i++)
+		for (int f = 0; f < 5; f++)
+			assert_int_equal(s.sl[i * KDA_SLOT_FIELDS + f], want[i][f]);
+	static const int32_t cs[] = {0, 2, 3, 4, 5, 6}, ord[] = {0, 1, 2, 3, 4}, ps[] = {1, 2, 3, 5};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(s.cs[i], cs[i]);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(s.ord[i], ord[i]);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(s.ps[i], ps[i]);
+	kda_slots_free(&s);
+	/* longest first: lengths 10, 300, 70 -> slot counts 1, 5, 2; an odd total (8) stays even */
+	int64_t cu2[] = {0, 10, 310, 380};
+	KdaProblem p2 = {.B = 1, .T = 380, .N = 3, .cu = cu2, .packed = true};
+	assert_true(kda_slot_tables(&p2, &s));
+	assert_int_equal(s.ns, 8);
+	assert_int_equal(s.ord[0], 1), assert_int_equal(s.ord[1], 2), assert_int_equal(s.ord[2], 0);
+	kda_slots_free(&s);
+	KdaProblem q = {.B = 3, .T = 200, .H = 1, .N = 3};
+	assert_true(kda_slot_tables(&q, &s));
+	assert_int_equal(s.ns, 12);
+	assert_int_equal(s.np, 3);
+	for (int b = 0; b < 3; b++) {
+		const int32_t *e = s.sl + (b * 4 + 3) * KDA_SLOT_FIELDS;
+		assert_int_equal(e[0], b), assert_int_equal(e[1], 136), assert_int_equal(e[2], 56), assert_int_equal(e[3], 64);
+		assert_int_equal(e[4], b);
+		assert_int_equal(s.sl[(b * 4) * KDA_SLOT_FIELDS + 4], -1);
+		assert_int_equal(s.cs[b], b * 4);
+	}
+	kda_slots_free(&s);
+	/* B sequences of a multiple of 64: every slot full, one padding entry of -1 */
+	KdaProblem f = {.B = 2, .T = 128, .N = 2};
+	assert_true(kda_slot_tables(&f, &s));
+	assert_int_equal(s.ns, 4), assert_int_equal(s.np, 1), assert_int_equal(s.ps[0], -1);
+	kda_slots_free(&s);
+	/* no window of 64 rows fits: no tables */
+	KdaProblem t = {.B = 1, .T = 63, .N = 1};
+	long long np;
+	assert_int_equal(kda_slot_count(&t, &np), 0);
+	assert_false(kda_slot_tables(&t, &s));
+}
+
 static void test_family_contract(void **state)
 {
 	(void)state;
@@ -487,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_tolerance_measured),
 		cmocka_unit_test(test_check_catches_wrong_outputs),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_slot_tables),
 		cmocka_unit_test(test_family_contract),
 		cmocka_unit_test(test_family_refuse_hook),
 	};
