@@ -184,7 +184,7 @@ bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
 		{"exp2", "exp2f"}, {"log", "logf"}, {"log2", "log2f"}, {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
 	};
 	if (!strcmp(n, "exp")) {   /* ex2.approx.ftz on x log2(e) (MUFU): see LANGUAGE.md on its precision */
-		sb_printf(out, "__expf(%s)", a[0]);
+		sb_printf(out, "cake_exp(%s)", a[0]);
 		return true;
 	}
 	for (size_t i = 0; i < NELEM(un); i++)
@@ -199,11 +199,11 @@ bool lower_call_spell(StrBuf *out, const Expr *e, const char *const *a)
 	else if (!strcmp(n, "abs"))
 		sb_printf(out, "%s(%s)", flt ? "fabsf" : "abs", a[0]);
 	else if (!strcmp(n, "sigmoid"))
-		sb_printf(out, "__fdividef(1.0f, 1.0f + __expf(-(%s)))", a[0]);
+		sb_printf(out, "__fdividef(1.0f, 1.0f + cake_exp(-(%s)))", a[0]);
 	else if (!strcmp(n, "silu"))
-		sb_printf(out, "__fdividef((%s), 1.0f + __expf(-(%s)))", a[0], a[0]);
+		sb_printf(out, "__fdividef((%s), 1.0f + cake_exp(-(%s)))", a[0], a[0]);
 	else if (!strcmp(n, "softplus"))   /* torch's threshold: x above 20 is its own softplus */
-		sb_printf(out, "((%s) > 20.0f ? (%s) : log1pf(__expf(%s)))", a[0], a[0], a[0]);
+		sb_printf(out, "((%s) > 20.0f ? (%s) : log1pf(cake_exp(%s)))", a[0], a[0], a[0]);
 	else if (!strcmp(n, "bf16") || !strcmp(n, "f16"))
 		sb_printf(out, "%s((float)(%s))", n[0] == 'b' ? "round_bf16" : "round_f16", a[0]);
 	else

@@ -955,7 +955,7 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			{"min", "fminf", "min"}, {"max", "fmaxf", "max"},
 		};
 		if (strcmp(n, "exp") == 0 && flt) {   /* ex2.approx.ftz on x log2(e) (MUFU): see LANGUAGE.md on its precision */
-			sb_puts(o, "__expf(");
+			sb_puts(o, "cake_exp(");
 			if (!fx_args(e, o, x, c))
 				return false;
 			sb_putc(o, ')');
@@ -991,11 +991,11 @@ static bool fx_emit(Em *e, StrBuf *o, const Expr *x, const Fx *c)
 			bool ok = fx_emit(e, &a, x->args[0], c);
 			if (ok) {
 				if (n[1] == 'i' && n[0] == 's' && n[2] == 'g')
-					sb_printf(o, "__fdividef(1.0f, 1.0f + __expf(-(%s)))", sb_str(&a));
+					sb_printf(o, "__fdividef(1.0f, 1.0f + cake_exp(-(%s)))", sb_str(&a));
 				else if (n[0] == 's' && n[1] == 'i')
-					sb_printf(o, "__fdividef((%s), 1.0f + __expf(-(%s)))", sb_str(&a), sb_str(&a));
+					sb_printf(o, "__fdividef((%s), 1.0f + cake_exp(-(%s)))", sb_str(&a), sb_str(&a));
 				else   /* torch's threshold: x above 20 is its own softplus */
-					sb_printf(o, "((%s) > 20.0f ? (%s) : log1pf(__expf(%s)))", sb_str(&a), sb_str(&a), sb_str(&a));
+					sb_printf(o, "((%s) > 20.0f ? (%s) : log1pf(cake_exp(%s)))", sb_str(&a), sb_str(&a), sb_str(&a));
 			}
 			sb_free(&a);
 			return ok;

@@ -361,6 +361,12 @@ static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline float __fdividef(float a, float b) { return a / b; }
 static inline float cake_emu_expf(float x) { return expf(x); }   /* CUDA's __expf (glibc declares its own) */
 #define __expf cake_emu_expf
+/* the prelude's cake_exp: ex2.approx.ftz of x log2(e), a result below 2^-126 flushed to 0 */
+static inline float cake_exp(float x)
+{
+	float y = exp2f(x * 1.4426950408889634f);
+	return y < 1.17549435e-38f ? 0.0f : y;
+}
 template <typename A, typename B> static inline typename std::common_type<A, B>::type max(A a, B b)
 {
 	typedef typename std::common_type<A, B>::type T;
