@@ -31,7 +31,8 @@
 #            kda_prefill_varlen_lb at the six mixed lengths, and the fused chunked
 #            kda_prefill_chunk_lb at the fixed-length shapes.
 # --quick runs two decode and two small prefill cases; KDA_CASES=decode only the decode cases, KDA_CASES=prefill only
-# the prefill ones, KDA_CASES=paper only the paper's shapes and T = 32768 with the defaults (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
+# the prefill ones, KDA_CASES=paper only the paper's shapes and T = 32768 with the defaults (no decode), KDA_ONLY=REGEX
+# only the cases whose names match (the whole run, FlashKDA's build and FLA's autotuning included, takes over 560 s:
 # two device calls). Results: $KDA_BENCH_DIR (default
 # /tmp/cake-kda-bench): per case cake.json and FLA's JSON line; the table is printed last.
 # Exit status 1 when any Cake check or Cake-vs-FLA comparison failed, 2 for a missing tool.
@@ -76,6 +77,7 @@ FAILS=0
 case_() {
 	name=$1
 	shift
+	[ -n "${KDA_ONLY:-}" ] && ! printf '%s\n' "$name" | grep -Eq "$KDA_ONLY" && return   # KDA_ONLY=REGEX: those cases only
 	d=$OUT/$name
 	mkdir -p "$d"
 	echo "== $name: cake kda $*"
@@ -97,7 +99,7 @@ if [ $QUICK -eq 1 ]; then
 	case_ prefill_T2048_H8 --mode prefill --shape B=1,H=8,T=2048
 	case_ prefill_mixed_H8 --mode prefill --seqlens 700,300,1048 --shape H=8
 else
-	if [ "${KDA_CASES:-all}" != prefill ]; then
+	if [ "${KDA_CASES:-all}" != prefill ] && [ "${KDA_CASES:-all}" != paper ]; then
 	for H in 32 64; do
 		for B in 1 8 64 256; do
 			case_ decode_B${B}_H${H} --mode decode --shape B=$B,H=$H,T=1

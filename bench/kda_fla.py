@@ -41,7 +41,7 @@ except ImportError:
     flash_kda = None
 
 TOL = {"kda_decode": {"o": 4e-3, "f32": 1e-4, "bf16": 4e-3}, "kda": {"o": 8e-3, "f32": 8e-3, "bf16": 8e-3}}
-NP = {"bf16": np.int16, "f32": np.float32, "i64": np.int64}
+NP = {"bf16": np.int16, "f32": np.float32, "i64": np.int64, "i32": np.int32}
 
 
 def tensor(d, meta, name):

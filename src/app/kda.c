@@ -790,6 +790,21 @@ static bool dump(Run *r, double t_us, const char *method)
 			return false;
 		}
 	}
+	/* cu_seqlens of packed sequences run by a layer that takes the slot tables instead: dumped
+	 * too, so that a consumer of the dump (bench/kda_fla.py) sees the sequences */
+	bool cu_extra = r->cu && fam_param(&r->layer, "Cu") < 0;
+	if (cu_extra) {
+		snprintf(path, sizeof path, "%s/Cu.bin", dir);
+		FILE *f = fopen(path, "wb");
+		size_t nb = sizeof(int64_t) * (size_t)(r->N + 1);
+		bool ok = f && fwrite(r->cu, 1, nb, f) == nb;
+		if (f && fclose(f))
+			ok = false;
+		if (!ok) {
+			fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
+			return false;
+		}
+	}
 	StrBuf m = {0};
 	sb_printf(&m, "{\"kernel\":");
 	sb_json_str(&m, r->name);
@@ -815,6 +830,8 @@ static bool dump(Run *r, double t_us, const char *method)
 			sb_printf(&m, "%s%lld", d ? "," : "", b->dims[d]);
 		sb_puts(&m, "]}");
 	}
+	if (cu_extra)
+		sb_printf(&m, ",\"Cu\":{\"dtype\":\"i64\",\"shape\":[%lld]}", r->N + 1);
 	sb_printf(&m, "},\"time_us\":%.4f,\"method\":\"%s\"}\n", t_us, method);
 	snprintf(path, sizeof path, "%s/meta.json", dir);
 	FILE *f = fopen(path, "w");

@@ -112,10 +112,12 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		expect "kda packed prefill on the fake driver: the split chain" 1 \
 			out '"kernel":"kda_split_prep_lb\+kda_split_state_lb\+kda_split_tail"' out '"sequences":2' out '"ok":false'
 		if [ "$(wc -c <"$T/sdump/Sl.bin" 2>/dev/null)" = $((4 * 8 * 4)) ] && [ "$(wc -c <"$T/sdump/Cs.bin" 2>/dev/null)" = 12 ] &&
-		   [ "$(wc -c <"$T/sdump/Ps.bin" 2>/dev/null)" = 8 ] && [ ! -e "$T/sdump/OP.bin" ]; then
-			ok "kda split chain: the slot tables bound and dumped, the workspace OP not"
+		   [ "$(wc -c <"$T/sdump/Ps.bin" 2>/dev/null)" = 8 ] && [ ! -e "$T/sdump/OP.bin" ] &&
+		   [ "$(wc -c <"$T/sdump/Cu.bin" 2>/dev/null)" = 24 ] && grep -q '"Cu":{"dtype":"i64","shape":\[3\]}' "$T/sdump/meta.json" &&
+		   json_valid "kda split chain meta.json" "$T/sdump/meta.json"; then
+			ok "kda split chain: the slot tables and cu_seqlens dumped, the workspace OP not"
 		else
-			bad "kda split chain: the slot tables bound and dumped, the workspace OP not" "$(ls -l "$T/sdump" 2>&1)"
+			bad "kda split chain: the slot tables and cu_seqlens dumped, the workspace OP not" "$(ls -l "$T/sdump" 2>&1)"
 		fi
 		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --poison Sl=0
 		expect "kda poison of a slot table" 2 err '--poison takes INPUT=INDEX'

@@ -1197,7 +1197,7 @@ static void test_thread_tiles(void **state)
 	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
 	const char *t = sb_str(&cu);
 	static const char *must[] = {
-		"const float a = (__fdividef(1.0f, 1.0f + __expf(-((__uint_as_float(ld_global_nc_b32(A + (long long)b)))))) * (2.0f));",
+		"const float a = (__fdividef(1.0f, 1.0f + cake_exp(-((__uint_as_float(ld_global_nc_b32(A + (long long)b)))))) * (2.0f));",
 		"ld_global_nc_v4(p_ + q_ * 4, wv_);",                               /* 16-byte row pieces */
 		"const float *p_ = src_ + (long long)((i_) * 4 + (int)warp) * 128;",  /* row (i W + w) */
 		"v_[u_] = v_[u_] + (float)__shfl_xor_sync(0xffffffffu, v_[u_], o_);",
