@@ -656,6 +656,12 @@ void kda_segments(long long n_seq, long long T, uint64_t seed, int64_t *cu)
 
 /* ---- chunk slots ---- */
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 long long kda_slot_count(const KdaProblem *p, long long *np)
 {
 	long long ns = 0, parts = 0, t0, b;
@@ -707,16 +713,14 @@ bool kda_slot_tables(const KdaProblem *p, KdaSlots *s)
 		s->sl[slot * KDA_SLOT_FIELDS + 4] = -1;
 	for (; part < np; part++)
 		s->ps[part] = -1;
-	/* most slots first; a stable insertion sort (N is the number of sequences) */
-	for (long long n = 0; n < p->N; n++) {
-		long long i = n;
-		int32_t c = s->cs[n + 1] - s->cs[n];
-		while (i > 0 && s->cs[s->ord[i - 1] + 1] - s->cs[s->ord[i - 1]] < c) {
-			s->ord[i] = s->ord[i - 1];
-			i--;
-		}
-		s->ord[i] = (int32_t)n;
-	}
+	/* most slots first, ties by index: sort (count, index) keys */
+	int64_t *key = xcalloc((size_t)p->N, sizeof *key);
+	for (long long n = 0; n < p->N; n++)
+		key[n] = (int64_t)(INT32_MAX - (s->cs[n + 1] - s->cs[n])) << 32 | n;
+	qsort(key, (size_t)p->N, sizeof *key, cmp_i64);
+	for (long long n = 0; n < p->N; n++)
+		s->ord[n] = (int32_t)(key[n] & 0xffffffff);
+	free(key);
 	return true;
 }
 
