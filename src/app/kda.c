@@ -610,10 +610,9 @@ static bool make_inputs(Run *r)
 		else if (is_name(n, "Cu"))
 			memcpy(b->host, r->cu, b->bytes);
 		else if (kda_is_slot_table(n)) {   /* Sl, Cs, Ord, Ps: derived from the shape and cu_seqlens */
-			const int32_t *t = is_name(n, "Sl") ? r->slots.sl : is_name(n, "Cs") ? r->slots.cs : is_name(n, "Ord") ? r->slots.ord
-			                 : r->slots.ps;
-			size_t have = (size_t)(is_name(n, "Sl") ? r->slots.ns * KDA_SLOT_FIELDS : is_name(n, "Cs") ? r->slots.n + 1
-			                     : is_name(n, "Ord") ? r->slots.n : r->slots.np) * sizeof(int32_t);
+			size_t have;
+			const int32_t *t = kda_slot_table(&r->slots, n, &have);
+			have *= sizeof(int32_t);
 			if (!t || have != b->bytes) {
 				fprintf(stderr, "cake kda: the chunk-slot table '%s' of the kernel holds %zu bytes, but the shape's tables have %zu; "
 				        "declare it as kda_prefill_split_lb.cake does (Sl: i32[NS, %d], Cs: i32[N1], Ord: i32[N], Ps: i32[NP])\n", n,
@@ -770,6 +769,20 @@ static bool time_graph(Run *r, int m, int n, double *t)
 	return true;
 }
 
+/* DIR/NAME.bin holding the n bytes at data; false (message printed) when it cannot be written. */
+static bool dump_bin(const char *dir, const char *name, const void *data, size_t n)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(data, 1, n, f) == n;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
+	return ok;
+}
+
 /* --dump DIR: the tensors as raw DIR/NAME.bin (row-major, the parameter's dtype) and
  * DIR/meta.json (shapes, dtypes, gate, the kernel, its time). */
 static bool dump(Run *r, double t_us, const char *method)
@@ -780,31 +793,14 @@ static bool dump(Run *r, double t_us, const char *method)
 		FamBuf *b = &r->buf[i];
 		if (b->decl->space != SP_GLOBAL || r->work[i])
 			continue;
-		snprintf(path, sizeof path, "%s/%s.bin", dir, b->decl->name);
-		FILE *f = fopen(path, "wb");
-		bool ok = f && fwrite(b->host, 1, b->bytes, f) == b->bytes;
-		if (f && fclose(f))
-			ok = false;
-		if (!ok) {
-			fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
+		if (!dump_bin(dir, b->decl->name, b->host, b->bytes))
 			return false;
-		}
 	}
 	/* cu_seqlens of packed sequences run by a layer that takes the slot tables instead: dumped
 	 * too, so that a consumer of the dump (bench/kda_fla.py) sees the sequences */
 	bool cu_extra = r->cu && fam_param(&r->layer, "Cu") < 0;
-	if (cu_extra) {
-		snprintf(path, sizeof path, "%s/Cu.bin", dir);
-		FILE *f = fopen(path, "wb");
-		size_t nb = sizeof(int64_t) * (size_t)(r->N + 1);
-		bool ok = f && fwrite(r->cu, 1, nb, f) == nb;
-		if (f && fclose(f))
-			ok = false;
-		if (!ok) {
-			fprintf(stderr, "cake kda: --dump: cannot write %s\n", path);
-			return false;
-		}
-	}
+	if (cu_extra && !dump_bin(dir, "Cu", r->cu, sizeof(int64_t) * (size_t)(r->N + 1)))
+		return false;
 	StrBuf m = {0};
 	sb_printf(&m, "{\"kernel\":");
 	sb_json_str(&m, r->name);

@@ -724,6 +724,22 @@ bool kda_slot_tables(const KdaProblem *p, KdaSlots *s)
 	return true;
 }
 
+const int32_t *kda_slot_table(const KdaSlots *s, const char *name, size_t *elems)
+{
+	*elems = 0;
+	if (!name || !s->sl)
+		return NULL;
+	if (!strcmp(name, "Sl"))
+		return *elems = (size_t)s->ns * KDA_SLOT_FIELDS, s->sl;
+	if (!strcmp(name, "Cs"))
+		return *elems = (size_t)s->n + 1, s->cs;
+	if (!strcmp(name, "Ord"))
+		return *elems = (size_t)s->n, s->ord;
+	if (!strcmp(name, "Ps"))
+		return *elems = (size_t)s->np, s->ps;
+	return NULL;
+}
+
 void kda_slots_free(KdaSlots *s)
 {
 	free(s->sl), free(s->cs), free(s->ord), free(s->ps);

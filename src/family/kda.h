@@ -175,6 +175,9 @@ typedef struct KdaSlots {
 long long kda_slot_count(const KdaProblem *p, long long *np);
 /* The tables (malloc'd; kda_slots_free). false when kda_slot_count is 0. */
 bool kda_slot_tables(const KdaProblem *p, KdaSlots *s);
+/* The table named Sl, Cs, Ord or Ps and its element count (NULL and 0 for another name, or
+ * when there are no tables). */
+const int32_t *kda_slot_table(const KdaSlots *s, const char *name, size_t *elems);
 void kda_slots_free(KdaSlots *s);
 
 /* Seeded gate parameters with long- and short-memory channels: A_log

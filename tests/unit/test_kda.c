@@ -417,7 +417,14 @@ static void test_slot_tables(void **state)
 		assert_int_equal(s.ord[i], ord[i]);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(s.ps[i], ps[i]);
+	size_t ne;
+	assert_ptr_equal(kda_slot_table(&s, "Sl", &ne), s.sl), assert_int_equal(ne, 6 * KDA_SLOT_FIELDS);
+	assert_ptr_equal(kda_slot_table(&s, "Cs", &ne), s.cs), assert_int_equal(ne, 6);
+	assert_ptr_equal(kda_slot_table(&s, "Ord", &ne), s.ord), assert_int_equal(ne, 5);
+	assert_ptr_equal(kda_slot_table(&s, "Ps", &ne), s.ps), assert_int_equal(ne, 4);
+	assert_null(kda_slot_table(&s, "Cu", &ne)), assert_int_equal(ne, 0);
 	kda_slots_free(&s);
+	assert_null(kda_slot_table(&s, "Sl", &ne));
 	/* longest first: lengths 10, 300, 70 -> slot counts 1, 5, 2; an odd total (8) stays even */
 	int64_t cu2[] = {0, 10, 310, 380};
 	KdaProblem p2 = {.B = 1, .T = 380, .N = 3, .cu = cu2, .packed = true};
