@@ -15,7 +15,7 @@ mkdir -p "$OUT/pv" "$RET"
 trap 'tar czf "$RET/s8.tgz" --exclude=prep.ncu-rep -C "$OUT" . ; [ -f "$OUT/prep.ncu-rep" ] && [ $(stat -c %s "$OUT/prep.ncu-rep") -lt 15000000 ] && cp "$OUT/prep.ncu-rep" "$RET/"' EXIT
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/cake-cache}
 vs=$(python3 bench/proto/s8/prep_phases.py "$OUT/pv")
-ST=kda_split_prep_lb+kda_split_state_lb
+ST=kda_split_prep_lb+kda_split_state_lb+kda_split_tail   # since session 9: the chunk-slot chain
 for v in $vs; do
 	"$CAKE" kda --mode prefill --shape B=1,H=64,T=8192 --lower-bound -5 --kernel "$OUT/pv/$v.cake:$ST" --no-check --allow-spills \
 		--iters 10 --format=json > "$OUT/pv/$v.json" 2> "$OUT/pv/$v.err"
