@@ -21,6 +21,7 @@
 #                       of it. The value rows of the delta rule are independent, so the halves
 #                       are exact and double the CTAs (128 at H = 64). The sequences run
 #                       longest first (Ord).
+#   kda_split_state_bf16_lb  the same with a bf16 initial and final state (FlashKDA's interface).
 #   kda_split_tail      the valid rows of the partial slots (a sequence's last chunk when its
 #                       length is not a multiple of 64), from the state kernel's OP into O.
 #
@@ -281,6 +282,109 @@ kernel kda_split_state_lb target sm_90a family kda stage
     }
     store SN[n, h, vh * 64 +: 64, 0 +: 64] <- sa
     store SN[n, h, vh * 64 +: 64, 64 +: 64] <- sb
+  }
+}
+
+# kda_split_state_bf16_lb — kda_split_state_lb with the state entering and leaving in bf16
+# (FlashKDA's interface: `cake kda --mode prefill --state bf16 --lower-bound L`, a like-for-like
+# comparison); the state itself stays in f32 registers across the chunks, as in the f32 kernel,
+# and is rounded to bf16 once, at the end.
+kernel kda_split_state_bf16_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param U:    global bf16[NS, 64, H, DV]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, H, DK]
+  param S0:   global bf16[N, H, DV, DK]    # state entering the sequence, V-first, bf16
+  param SN:   global bf16[N, H, DV, DK]    # state leaving it, bf16
+  param O:    global bf16[B, T, H, DV]
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (2, H, N) as (vh, h, q)
+  role load warps 0..3 regs 40
+  role math warps 4..7 regs 232
+  pipeline ch stages 2
+  smem w0: bf16[64, 64] swizzle 128B ring ch    # w, key channels 0..63 (the A operand of w S)
+  smem w1: bf16[64, 64] swizzle 128B ring ch    # ... 64..127
+  smem q0: bf16[64, 64] swizzle 128B ring ch    # q-hat e^G, the same halves
+  smem q1: bf16[64, 64] swizzle 128B ring ch
+  smem k0: bf16[64, 64] swizzle 128B ring ch    # k-hat e^(G_C - G), the B operand of the update
+  smem k1: bf16[64, 64] swizzle 128B ring ch
+  smem us: bf16[64, 64] swizzle 128B ring ch    # u, this CTA's 64 value columns
+  smem aq: bf16[64, 64] swizzle 128B ring ch    # A_qk
+  smem s0: bf16[64, 64] swizzle 128B            # S^T as it enters the chunk, key channels 0..63
+  smem s1: bf16[64, 64] swizzle 128B            # ... 64..127
+  smem vb: bf16[64, 64] swizzle 128B            # v' as bf16, [T, V]
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 1
+  frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
+  frag sb:   f32[64, 64] in math                # ... 64..127
+  frag kn:   f32[64, 64] in math                # w S, then v'
+  frag o:    f32[64, 64] in math
+  frag t16:  bf16[64, 64] in math
+  frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait empty
+      tma w0 <- W[c, 0 +: 64, h, 0 +: 64] signal full
+      tma w1 <- W[c, 0 +: 64, h, 64 +: 64] signal full
+      tma q0 <- QG[c, 0 +: 64, h, 0 +: 64] signal full
+      tma q1 <- QG[c, 0 +: 64, h, 64 +: 64] signal full
+      tma k0 <- KD[c, 0 +: 64, h, 0 +: 64] signal full
+      tma k1 <- KD[c, 0 +: 64, h, 64 +: 64] signal full
+      tma us <- U[c, 0 +: 64, h, vh * 64 +: 64] signal full
+      tma aq <- AQ[c, 0 +: 64, h, 0 +: 64] signal full
+    }
+  }
+  in math {
+    let n = Ord[q]
+    load t16 <- S0[n, h, vh * 64 +: 64, 0 +: 64]
+    sa = f32(t16)
+    load t16 <- S0[n, h, vh * 64 +: 64, 64 +: 64]
+    sb = f32(t16)
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      load ga <- GCE[c, h, 0 +: 64]
+      load gb <- GCE[c, h, 64 +: 64]
+      store s0[:, :] <- bf16(sa)
+      store s1[:, :] <- bf16(sb)
+      fence proxy_async
+      sync math
+      wait full
+      wgmma kn = w0 @ s0^T
+      wgmma kn += w1 @ s1^T
+      wgmma o = q0 @ s0^T
+      wgmma o += q1 @ s1^T
+      wgmma_wait 0
+      load t16 <- us[:, :]
+      kn = f32(t16) - kn
+      store vb[:, :] <- bf16(kn)
+      fence proxy_async
+      sync math
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma o += aq @ vb
+      wgmma sa += vb^T @ k0
+      wgmma sb += vb^T @ k1
+      wgmma_wait 0
+      arrive empty
+      let pe = Sl[c, 4]
+      if pe < 0 {
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o)   # a full slot: its 64 rows are its tokens
+      } else {
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o)   # a partial one: kda_split_tail copies the valid rows
+      }
+    }
+    store SN[n, h, vh * 64 +: 64, 0 +: 64] <- bf16(sa)
+    store SN[n, h, vh * 64 +: 64, 64 +: 64] <- bf16(sb)
   }
 }
 

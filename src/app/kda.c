@@ -10,9 +10,10 @@
  * kda_prefill_varlen (--seqlens: packed sequences, B = 1, through cu_seqlens),
  * their _lb twins, or with --state bf16 kda_prefill_bf16_lb (the lower-bound
  * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
- * is the plain one, through --kernel). With the lower-bound gate and f32 state, whenever T >= 64
+ * is the plain one, through --kernel). With the lower-bound gate, whenever T >= 64
  * (B sequences of any T, or packed sequences through --seqlens), the default is the split
- * chunked prefill kda_split_prep_lb+kda_split_state_lb+kda_split_tail (kda_prefill_split_lb.cake:
+ * chunked prefill kda_split_prep_lb+kda_split_state_lb+kda_split_tail (with --state bf16 its
+ * state stage is kda_split_state_bf16_lb) (kda_prefill_split_lb.cake:
  * a chunk-parallel prep kernel, the serial state kernel and the tail that places the rows of
  * the partial chunks, over 64-token chunk slots on the tensor cores; on the H200 the split ran
  * 2.2x the fused kda_prefill_chunk_lb at one sequence and level with it at 8 x 1024,
@@ -263,13 +264,14 @@ static int pick_kernel(Run *r)
 	if (o->mode == KDA_MODE_DECODE) {
 		snprintf(r->file, sizeof r->file, "%s/%s", o->dir, o->state_bf16 ? "kda_decode_bf16.cake" : "kda_decode.cake");
 		snprintf(name, nn, "kda_decode%s%s", o->state_bf16 ? "_bf16" : "", lb);
-	} else if (o->lower_bound_gate && !o->state_bf16 && r->T >= 64) {
+	} else if (o->lower_bound_gate && r->T >= 64) {
 		/* the split chunked prefill over chunk slots (B sequences of any T >= 64, or packed
 		   sequences through cu_seqlens): the chunk-parallel prep kernel, the serial state
-		   kernel, then the tail that places the partial slots' rows */
+		   kernel (its bf16-state twin for --state bf16), then the tail that places the
+		   partial slots' rows */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_split_lb.cake", o->dir);
 		snprintf(name, nn, "kda_split_prep_lb");
-		snprintf(r->st[1].name, sizeof r->st[1].name, "kda_split_state_lb");
+		snprintf(r->st[1].name, sizeof r->st[1].name, "%s", o->state_bf16 ? "kda_split_state_bf16_lb" : "kda_split_state_lb");
 		snprintf(r->st[2].name, sizeof r->st[2].name, "kda_split_tail");
 		r->nst = 3;
 	} else {
@@ -519,9 +521,10 @@ static int merge_params(Run *r)
 static int prepare(Run *r)
 {
 	const KdaOpts *o = r->o;
-	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && (!o->lower_bound_gate || o->nseq)) {
-		fprintf(stderr, "cake kda: the bf16-state prefill kernel (kda_prefill_bf16_lb) is written for the lower-bound gate "
-		        "over B sequences of T tokens: pass --lower-bound L without --seqlens, or --state f32\n");
+	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && (!o->lower_bound_gate || (o->nseq && r->T < 64))) {
+		fprintf(stderr, "cake kda: the bf16-state prefill kernels are written for the lower-bound gate (kda_split_state_bf16_lb "
+		        "over B sequences of T >= 64 tokens or packed sequences of %s, kda_prefill_bf16_lb over B sequences of fewer): "
+		        "pass --lower-bound L, or --state f32\n", o->nseq ? "at least 64 tokens in all" : "any length");
 		return 1;
 	}
 	/* the chain as asked, for messages; the kernels' own names once compiled */

@@ -16,6 +16,11 @@
 # does not take, stages that together miss a family buffer, a stage without a family buffer (the family's
 # contract, CK-SEM-044); on the fake driver a chain runs every stage on every launch of the
 # layer (FAKE_CUDA_LAUNCHES counts them) and reports the chain and its stages.
+# The default prefill with --lower-bound and T >= 64 is the split chain over chunk slots (its
+# bf16-state twin with --state bf16), packed sequences included: on the fake driver it is
+# chosen, its slot tables bound and dumped with cu_seqlens; a slot table cannot be poisoned;
+# the bf16-state prefill without the lower-bound gate, or of packed sequences under 64 tokens,
+# is refused (exit 1).
 . "$(dirname "$0")/lib.inc"
 
 run kda --shape B=1,H=8,T=0
@@ -45,9 +50,9 @@ expect "kda kernel of another family" 1 err 'is not of the kda or kda_decode fam
 run kda --kernels /nonexistent-dir
 expect "kda missing kernels" 1 err 'cannot read'
 run kda --mode prefill --state bf16 --shape T=64,H=2
-expect "kda bf16-state prefill without the lower-bound gate" 1 err "kda_prefill_bf16_lb) is written for the lower-bound gate"
-run kda --mode prefill --state bf16 --seqlens 30,34 --shape H=2 --lower-bound -5
-expect "kda bf16-state prefill of packed sequences" 1 err "without --seqlens"
+expect "kda bf16-state prefill without the lower-bound gate" 1 err "bf16-state prefill kernels are written for the lower-bound gate"
+run kda --mode prefill --state bf16 --seqlens 30,20 --shape H=2 --lower-bound -5
+expect "kda bf16-state prefill of packed sequences under one chunk window" 1 err "packed sequences of at least 64 tokens in all"
 run kda --mode prefill --state bf16 --shape T=64,H=2 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
 expect "kda f32-state kernel asked for a bf16 state" 1 err "keeps an f32 state, but --state bf16 was asked for"
 
@@ -119,6 +124,9 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		else
 			bad "kda split chain: the slot tables and cu_seqlens dumped, the workspace OP not" "$(ls -l "$T/sdump" 2>&1)"
 		fi
+		run kda --mode prefill --state bf16 --seqlens 30,34 --shape H=2 --lower-bound -5 --iters 1 --check-heads 2 --format=json
+		expect "kda bf16-state packed prefill on the fake driver: the split chain's bf16 twin" 1 \
+			out '"kernel":"kda_split_prep_lb\+kda_split_state_bf16_lb\+kda_split_tail"' out '"state":"bf16"' out '"ok":false'
 		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --poison Sl=0
 		expect "kda poison of a slot table" 2 err '--poison takes INPUT=INDEX'
 		run kda --mode prefill --shape B=2,H=2,T=40 --lower-bound -5 --kernel kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail

@@ -216,16 +216,19 @@ MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);
 # kda_emu gen (kda_slot_tables), for B sequences of T tokens or (N > 0: varlen) N packed ones,
 # of the lengths in KDA_EMU_SEQLENS when set
 split_run() {
-	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0}
+	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0} b16=${8:-0}
 	f=kernels/kda/kda_prefill_split_lb.cake
+	stk=kda_split_state_lb
+	[ "$b16" -eq 1 ] && stk=kda_split_state_bf16_lb
 	vl=0
 	[ "$N" -gt 0 ] && vl=1
 	[ "$N" -gt 0 ] || N=$B
 	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
+	[ "$b16" -eq 1 ] && label="$label bf16 state"
 	[ "$vl" -eq 1 ] && [ -z "${KDA_EMU_SEQLENS:-}" ] && label="$label N=$N packed"
 	d=$TMP/split.$seed
 	mkdir -p "$d"
-	for k in kda_split_prep_lb kda_split_state_lb kda_split_tail; do
+	for k in kda_split_prep_lb $stk kda_split_tail; do
 		if ! "$CAKE" build "$f" --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
 		   ! "$CAKE" build "$f" --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
 			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
@@ -236,7 +239,7 @@ split_run() {
 			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
 		fi
 	done
-	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
+	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" "$b16" "$seed" 0 || { bad "$label: gen"; return; }
 	read -r NS NP < "$d/slots.txt" || { bad "$label: no slot tables"; return; }
 	dims="B=$B T=$T H=$H N=$N N1=$((N + 1)) NS=$NS NP=$NP"
 	n=$((NS * 64 * H * 128))
@@ -250,7 +253,7 @@ split_run() {
 	fi
 	for w in W U QG KD AQ GCE; do mv "$d/$w.out" "$d/$w.bin"; done
 	# shellcheck disable=SC2086
-	if ! "$d/kda_split_state_lb" "$d" $dims >"$d/run" 2>&1; then
+	if ! "$d/$stk" "$d" $dims >"$d/run" 2>&1; then
 		bad "$label: the emulated state kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	mv "$d/OP.out" "$d/OP.bin"
@@ -259,7 +262,7 @@ split_run() {
 	if ! "$d/kda_split_tail" "$d" $dims >"$d/run" 2>&1; then
 		bad "$label: the emulated tail kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
-	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" 0 "$seed" 0 >"$d/chk" 2>&1
+	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" "$b16" "$seed" 0 >"$d/chk" 2>&1
 	rc=$?
 	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
 	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
@@ -275,6 +278,9 @@ split_run 2 200 2 -5 36
 # a chunk, the last window moved down into the previous sequence's tokens
 KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 37 0 5
 split_run 1 300 2 -2.5 38 0 3
+# the bf16-state twin of the state kernel (FlashKDA's interface), fixed-length and packed
+split_run 2 192 2 -5 40 0 0 1
+KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 41 0 5 1
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the
