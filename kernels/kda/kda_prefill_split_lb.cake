@@ -1,6 +1,7 @@
 # kda_prefill_split_lb — the chunked KDA prefill of kda_prefill_chunk_lb.cake split in three
 # kernels, run one after the other as one layer (`cake kda --kernel
-# kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail`):
+# kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail`;
+# with a bf16 state kda_split_state_bf16_lb takes the state kernel's place):
 #
 #   kda_split_prep_lb   everything of a 64-token chunk that does not depend on the state: the
 #                       gate, its prefix sum G, the L2 norms, A_kk and A_qk by per-16-token
@@ -28,7 +29,8 @@
 # Chunk slots (src/family/kda.h, kda_slot_tables; the app derives the tables from B and T or
 # from cu_seqlens). Slot s is the 64-row window Sl[s, 1] .. Sl[s, 1] + 63 of batch entry
 # Sl[s, 0] whose rows Sl[s, 2] .. Sl[s, 3] - 1 are its tokens; sequence n holds slots Cs[n] ..
-# Cs[n + 1] - 1. The prep treats the window's other rows as absent: their gate is 0 (no decay)
+# Cs[n + 1] - 1. The prep treats the window's other rows as absent (the masks run only when a
+# slot is partial, behind a uniform branch): their gate is 0 (no decay)
 # and their normalized key 0, so they add nothing to A_kk, A_qk, w, the decay e^(G_C) or the
 # state update, and the valid rows' results are those of a chunk of only those tokens (their
 # q and v stay: a row's q only reaches its own output row, which is never stored, and its v
