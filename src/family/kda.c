@@ -726,17 +726,15 @@ bool kda_slot_tables(const KdaProblem *p, KdaSlots *s)
 
 const int32_t *kda_slot_table(const KdaSlots *s, const char *name, size_t *elems)
 {
+	const struct { const char *name; const int32_t *t; long long n; } tab[] = {
+		{"Sl", s->sl, s->ns * KDA_SLOT_FIELDS}, {"Cs", s->cs, s->n + 1}, {"Ord", s->ord, s->n}, {"Ps", s->ps, s->np},
+	};
 	*elems = 0;
-	if (!name || !s->sl)
-		return NULL;
-	if (!strcmp(name, "Sl"))
-		return *elems = (size_t)s->ns * KDA_SLOT_FIELDS, s->sl;
-	if (!strcmp(name, "Cs"))
-		return *elems = (size_t)s->n + 1, s->cs;
-	if (!strcmp(name, "Ord"))
-		return *elems = (size_t)s->n, s->ord;
-	if (!strcmp(name, "Ps"))
-		return *elems = (size_t)s->np, s->ps;
+	for (size_t i = 0; name && s->sl && i < NELEM(tab); i++)
+		if (!strcmp(name, tab[i].name)) {
+			*elems = (size_t)tab[i].n;
+			return tab[i].t;
+		}
 	return NULL;
 }
 
