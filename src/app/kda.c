@@ -521,10 +521,14 @@ static int merge_params(Run *r)
 static int prepare(Run *r)
 {
 	const KdaOpts *o = r->o;
-	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && (!o->lower_bound_gate || (o->nseq && r->T < 64))) {
-		fprintf(stderr, "cake kda: the bf16-state prefill kernels are written for the lower-bound gate (kda_split_state_bf16_lb "
-		        "over B sequences of T >= 64 tokens or packed sequences of %s, kda_prefill_bf16_lb over B sequences of fewer): "
-		        "pass --lower-bound L, or --state f32\n", o->nseq ? "at least 64 tokens in all" : "any length");
+	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && !o->lower_bound_gate) {
+		fprintf(stderr, "cake kda: the bf16-state prefill kernels (kda_split_state_bf16_lb, kda_prefill_bf16_lb) are written for "
+		        "the lower-bound gate: pass --lower-bound L, or --state f32\n");
+		return 1;
+	}
+	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && o->nseq && r->T < 64) {
+		fprintf(stderr, "cake kda: a bf16-state prefill of packed sequences runs on the chunked kernels, which need at least 64 "
+		        "tokens in all (--seqlens add up to %lld); pass --state f32, or run them as B sequences\n", r->T);
 		return 1;
 	}
 	/* the chain as asked, for messages; the kernels' own names once compiled */

@@ -50,9 +50,9 @@ expect "kda kernel of another family" 1 err 'is not of the kda or kda_decode fam
 run kda --kernels /nonexistent-dir
 expect "kda missing kernels" 1 err 'cannot read'
 run kda --mode prefill --state bf16 --shape T=64,H=2
-expect "kda bf16-state prefill without the lower-bound gate" 1 err "bf16-state prefill kernels are written for the lower-bound gate"
+expect "kda bf16-state prefill without the lower-bound gate" 1 err "bf16-state prefill kernels \\(kda_split_state_bf16_lb, kda_prefill_bf16_lb\\) are written for the lower-bound gate"
 run kda --mode prefill --state bf16 --seqlens 30,20 --shape H=2 --lower-bound -5
-expect "kda bf16-state prefill of packed sequences under one chunk window" 1 err "packed sequences of at least 64 tokens in all"
+expect "kda bf16-state prefill of packed sequences under one chunk window" 1 err "need at least 64 tokens in all \\(--seqlens add up to 50\\)"
 run kda --mode prefill --state bf16 --shape T=64,H=2 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
 expect "kda f32-state kernel asked for a bf16 state" 1 err "keeps an f32 state, but --state bf16 was asked for"
 
