@@ -877,7 +877,7 @@ int app_kda(const KdaOpts *op, StrBuf *out)
 		fprintf(stderr, "cake kda: %s\n", why);
 		goto out;
 	}
-	if (!app_kda_refusal(o, why, sizeof why)) {   /* the tables of a well-formed shape (none for T < 64) */
+	if (o->mode == KDA_MODE_PREFILL) {   /* the chunk-slot tables (none when T < 64 or the shape is empty) */
 		KdaProblem sp = {.B = r->B, .T = r->T, .H = r->H, .N = r->N, .cu = r->cu, .packed = r->cu != NULL};
 		kda_slot_tables(&sp, &r->slots);
 	}
