@@ -32,6 +32,10 @@
  *   acc_emu check-splitk DIR M SEED  each P[s] against the float64 product over slice s of K
  *   acc_emu gen-reduce DIR M SEED  gemm_splitk_reduce: P [3, M, 256] f32, NaN C [M, 256] bf16
  *   acc_emu check-reduce DIR M SEED  C = bf16(P[0] + P[1] + P[2]), summed in that order in f32
+ *   acc_emu gen-streamk DIR M N K NG SEED  kernels/gemm/gemm_streamk.cake: A [M, K], B [N, K], NaN C
+ *                                  [M, N] and NaN pieces P [NG, 2, M, 256]
+ *   acc_emu check-streamk DIR M N K NG SEED  C (after gemm_bf16_streamk and gemm_streamk_fixup)
+ *                                  against float64 products, within bf16 rounding of the result
  *
  * Every output is poisoned with NaN before the run, so an element never written fails.
  */
@@ -490,8 +494,46 @@ static int splitk_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* kernels/gemm/gemm_streamk.cake: the stream-K pair, run one after the other over one directory */
+static int streamk_case(int argc, char **argv)
+{
+	if (argc < 8)
+		return 2;
+	const char *dir = argv[2];
+	long long M = atoll(argv[3]), N = atoll(argv[4]), K = atoll(argv[5]), NG = atoll(argv[6]);
+	uint64_t seed = strtoull(argv[7], NULL, 10);
+	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
+	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);
+	if (!strncmp(argv[1], "gen-", 4)) {
+		wr(dir, "A", A, 2 * (size_t)(M * K)), wr(dir, "B", Bm, 2 * (size_t)(N * K));
+		float *c = nanbuf((size_t)(M * N)), *p = nanbuf((size_t)(NG * 2 * M * 256));
+		wr(dir, "C", c, 2 * (size_t)(M * N));
+		wr(dir, "P", p, 4 * (size_t)(NG * 2 * M * 256));
+		free(p), free(c), free(A), free(Bm);
+		return 0;
+	}
+	uint16_t *C = rd16(dir, "C", (size_t)(M * N));
+	int bad = 0;
+	for (long long i = 0; i < M; i++)
+		for (long long j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (long long k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
+				sum += t, abs += fabs(t);
+			}
+			double c = oracle_bf16_to_f32(C[i * N + j]);
+			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
+		}
+	printf("streamk: %d bad elements of %lld (M %lld, N %lld, K %lld, %lld CTA groups)%s\n", bad, M * N, M, N, K, NG,
+	       bad ? " FAIL" : "");
+	free(C), free(A), free(Bm);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-streamk"))
+		return streamk_case(argc, argv);
 	if (argc >= 2 && (strstr(argv[1], "-splitk") || strstr(argv[1], "-reduce")))
 		return splitk_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-gemm"))

@@ -158,6 +158,52 @@ KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake split
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3
 # ... and it must be able to fail: a slice that stops one K step early
 KERNEL=gemm_bf16_splitk MUTATE='s|k < ((ks + 1) \* (K / 64) / S)|k < ((ks + 1) * (K / 64) / S - 1)|g' acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 128 35 M=128 N=256 K=1088 S=2
+# the stream-K route (kernels/gemm/gemm_streamk.cake): gemm_bf16_streamk shares the K steps of
+# the 256-wide column blocks out evenly, IPC per CTA, storing whole tiles into C and the pieces
+# of cut tiles into P; gemm_streamk_fixup sums the pieces into C. Two drivers over one
+# directory (the first one's C and P renamed to the second one's inputs), checked against
+# float64 products. streamk_run M N K IPC SEED [WANT]
+streamk_run() {
+	M=$1 N=$2 K=$3 ipc=$4 seed=$5 want=${6:-0}
+	ng=$(( (N / 256 * (K / 64) + ipc - 1) / ipc ))
+	label="gemm_streamk M=$M N=$N K=$K IPC=$ipc NG=$ng"
+	d=$TMP/streamk.$seed
+	mkdir -p "$d"
+	for k in gemm_bf16_streamk gemm_streamk_fixup; do
+		if ! "$CAKE" build kernels/gemm/gemm_streamk.cake --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
+		   ! "$CAKE" build kernels/gemm/gemm_streamk.cake --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
+			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
+		fi
+		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/$k.cu"
+		if ! python3 tools/emu/mkdriver.py "$d/$k.cu" "$d/$k.cpp" --plan "$d/$k.plan" 2>"$d/err" ||
+		   ! g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$d/$k" "$d/$k.cpp" 2>"$d/err"; then
+			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
+		fi
+	done
+	"$TMP/acc_emu" gen-streamk "$d" "$M" "$N" "$K" "$ng" "$seed" || { bad "$label: gen"; return; }
+	if ! "$d/gemm_bf16_streamk" "$d" M="$M" N="$N" K="$K" NG="$ng" IPC="$ipc" >"$d/run" 2>&1; then
+		bad "$label: the emulated stream-K kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	mv "$d/C.out" "$d/C.bin"
+	mv "$d/P.out" "$d/P.bin"
+	if ! "$d/gemm_streamk_fixup" "$d" M="$M" N="$N" NG="$ng" IPC="$ipc" KS=$((K / 64)) >"$d/run" 2>&1; then
+		bad "$label: the emulated fixup kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
+	fi
+	"$TMP/acc_emu" check-streamk "$d" "$M" "$N" "$K" "$ng" "$seed" >"$d/chk" 2>&1
+	rc=$?
+	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
+	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
+	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
+	rm -rf "$d"
+}
+# every tile cut in two (a CTA's last piece in slot 1, the next CTA's first in slot 0)
+streamk_run 128 512 640 7 41
+# tiles cut in three, CTAs inside one tile, two row blocks
+streamk_run 256 512 640 4 42
+# whole tiles stored directly beside cut ones, and a last CTA with fewer steps
+streamk_run 128 768 256 5 43
+# ... and it must be able to fail: the fixup drops the last piece of every cut tile
+MUTATE='s|gg < (gb + 1)|gg < gb|' streamk_run 128 512 640 7 44 1
 # the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
 # every primitive above, against the float64 recurrence with the kda family's tolerance
 # (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)
