@@ -12,7 +12,8 @@
 #   env: CAKE (bin/cake), PKG (a package folder already generated: skip `cake library`),
 #        WHEELS (.whl: Flash-KMeans' wheel), SITE (/tmp/site), OUT (/tmp/cake-library),
 #        ITERS (10), TOL (0.0), REPS (5), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES,
-#        SANITIZE (1: also run the C smoke test under compute-sanitizer memcheck)
+#        SANITIZE (1: also run the C smoke test under compute-sanitizer memcheck, and racecheck and
+#        synccheck on the GEMM shapes of SAN_SHAPES, "M,N,K ...": every route of each)
 # First, without torch, bench/library_smoke.c runs every route on small shapes against CPU
 # references (C, linked against the libraries): $OUT/smoke.log.
 # Logs: $OUT/build.log (generation, ptxas report, compiler), $OUT/pip.log, $OUT/bench.log
@@ -62,6 +63,15 @@ if ${CC:-cc} -std=c11 -O2 -I"$PKG/include" "$(dirname "$0")/library_smoke.c" -L"
 		timeout 400 "$san" --tool memcheck --error-exitcode 99 "$OUT/smoke" > "$OUT/smoke_memcheck.log" 2>&1
 		echo "library.sh: smoke under memcheck: exit $?, $(grep -o 'ERROR SUMMARY: [0-9]* error[s]*' "$OUT/smoke_memcheck.log" | tail -1)" |
 			tee -a "$OUT/smoke.log" >&2
+		# racecheck and synccheck (slower) on the shapes of SAN_SHAPES, every route each
+		for sh in ${SAN_SHAPES:-1024,5120,640 256,1024,4096}; do
+			for tool in racecheck synccheck; do
+				# shellcheck disable=SC2086
+				timeout 300 "$san" --tool $tool --error-exitcode 99 "$OUT/smoke" gemm ${sh//,/ } > "$OUT/smoke_${tool}_$sh.log" 2>&1
+				echo "library.sh: smoke gemm $sh under $tool: exit $?, $(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]* [a-z]*' "$OUT/smoke_${tool}_$sh.log" | tail -1)" |
+					tee -a "$OUT/smoke.log" >&2
+			done
+		done
 	fi
 else
 	echo "library.sh: the C smoke test does not build (see $OUT/build.log)" >&2

@@ -384,19 +384,19 @@ int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *o)
 		o->guard[0][GEMM_R_PADDED] = !any;
 		o->route[0] = gemm_route_of(ls, M, N, K);
 		o->ws_bytes = gemm_ws_bytes(ls, o->route[0], M, N, K);
-		long long d[4] = {M, N, K, 1};
+		long long d[GEMM_NFD], Mp = M, Np = N, Kp = K;
 		int sub = o->route[0];
 		if (o->route[0] == GEMM_R_PADDED) {
-			gemm_padded_shape(M, N, K, &d[0], &d[1], &d[2]);
-			sub = gemm_first_direct(ls, d[0], d[1], d[2]);
+			gemm_padded_shape(M, N, K, &Mp, &Np, &Kp);
+			sub = gemm_first_direct(ls, Mp, Np, Kp);
 			if (sub < 0)
 				return 0;   /* no launch recorded: the test reports the gap */
 		}
-		d[3] = gemm_splits(d[0], d[1], d[2]);
+		gemm_fd(Mp, Np, Kp, d);
 		o->launch_kid[o->nlaunch] = gemm_route_kid[sub];
 		memcpy(o->launch_dims[o->nlaunch++], d, sizeof d);
-		if (sub == GEMM_R_SPLITK) {   /* the partials' sum, at the same dims */
-			o->launch_kid[o->nlaunch] = KID_gemm_splitk_reduce;
+		if (sub == GEMM_R_SPLITK || sub == GEMM_R_STREAMK) {   /* the partials' sum, at the same dims */
+			o->launch_kid[o->nlaunch] = sub == GEMM_R_SPLITK ? KID_gemm_splitk_reduce : KID_gemm_streamk_fixup;
 			memcpy(o->launch_dims[o->nlaunch++], d, sizeof d);
 		}
 		return 0;

@@ -155,7 +155,7 @@ typedef struct LibVerdict {
 	int route[2];                     /* the dispatcher's choice per axis (first true guard) */
 	int nlaunch;                      /* kernels the shape launches, at the dims they get */
 	int launch_kid[LIB_MAX_LAUNCH];
-	long long launch_dims[LIB_MAX_LAUNCH][4];   /* family dims (fd order) */
+	long long launch_dims[LIB_MAX_LAUNCH][8];   /* family dims (fd order) */
 	size_t ws_bytes;                  /* gemm: the workspace of the route */
 } LibVerdict;
 

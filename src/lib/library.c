@@ -11,7 +11,9 @@
  *    persistence, and two generated functions, its `domain` and its geometry
  *    (tensor-map extents and strides and grid extents as C over the dims,
  *    printed by lower_expr_c from the Plan's Exprs). What the runtime does not
- *    bind is refused here: scalar parameters, a dim the family does not know,
+ *    bind is refused here: scalar parameters other than i32 ones named after a
+ *    family value (the dispatcher computes those, e.g. gemm's IPC, and passes
+ *    them like dims), a dim the family does not know,
  *    a tensor map of an element type without a TMA data type.
  * 3. The C source is the family's public header, the runtime, the dispatcher
  *    helpers, the --domain clauses, the cubins as byte arrays (one per .cake
@@ -120,16 +122,20 @@ static bool emit_kernel(StrBuf *o, const LibSet *ls, int kid, char *err, size_t 
 		return false;
 	}
 	for (int i = 0; i < k->nparams; i++)
-		if (k->params[i]->space != SP_GLOBAL) {
-			gen_fail(err, n, 1, "kernel '%s' has a scalar parameter '%s': the library binds only tensors and dims",
-			         k->name, k->params[i]->name);
+		if (k->params[i]->space != SP_GLOBAL &&
+		    (k->params[i]->dt != DT_I32 || lib_dim_index(fam, k->params[i]->name) < 0)) {
+			gen_fail(err, n, 1, "kernel '%s' has a scalar parameter '%s': the library binds tensors, dims and i32 "
+			         "scalars named after one of its family's values", k->name, k->params[i]->name);
 			return false;
 		}
 	sb_printf(o, "/* ---- kernel %s (%s): %d threads, %lld bytes of shared memory, %s grid ---- */\n", k->name,
 	          fam->files[kid], p->block_threads, p->smem_bytes, p->persistent ? "persistent" : "one CTA per tile");
 	sb_printf(o, "static const char *const lib_params_%d[] = {", kid);
 	for (int i = 0; i < k->nparams; i++)
-		sb_printf(o, "%s\"%s\"", i ? ", " : "", k->params[i]->name);
+		if (k->params[i]->space == SP_GLOBAL)
+			sb_printf(o, "%s\"%s\"", i ? ", " : "", k->params[i]->name);
+		else   /* a scalar: no buffer to bind (its argument comes from the family values) */
+			sb_printf(o, "%sNULL", i ? ", " : "");
 	sb_puts(o, "};\n");
 	if (p->ntmaps) {
 		sb_printf(o, "static const RtTmapDesc lib_tmaps_%d[] = {\n", kid);
@@ -159,6 +165,9 @@ static bool emit_kernel(StrBuf *o, const LibSet *ls, int kid, char *err, size_t 
 		case ARG_TMAP: sb_printf(o, "%s{RT_ARG_TMAP, %d}", a ? ", " : "", pa->index); break;
 		case ARG_PTR: sb_printf(o, "%s{RT_ARG_PTR, %d}", a ? ", " : "", pa->index); break;
 		case ARG_DIM: sb_printf(o, "%s{RT_ARG_DIM, %d}", a ? ", " : "", lib_dim_index(fam, k->dims[pa->index])); break;
+		case ARG_SCALAR:   /* an i32 scalar named after a family value (checked above): passed like a dim */
+			sb_printf(o, "%s{RT_ARG_DIM, %d}", a ? ", " : "", lib_dim_index(fam, k->params[pa->index]->name));
+			break;
 		default:
 			gen_fail(err, n, 1, "kernel '%s': argument '%s' is a scalar or debug argument the library does not pass",
 			         k->name, pa->name);

@@ -30,6 +30,12 @@
 #include "lib/lib.h"
 
 /* Check the launch of kid at family dims fd: domain, grid limits, TMA strides. */
+/* Is kid the kernel named name in ls's family? */
+static bool is_kernel(const LibSet *ls, int kid, const char *name)
+{
+	return kid >= 0 && kid < ls->fam->nkernels && !strcmp(ls->fam->kernels[kid], name);
+}
+
 static void check_launch(const LibSet *ls, int kid, const long long *fd, const char *what)
 {
 	const Kernel *k = ls->kern[kid];
@@ -142,18 +148,30 @@ static void test_gemm_grid(void **state)
 				served++;
 				check_guards(&vd, what);
 				hits[vd.route[0]]++;
-				/* one kernel, or for split-K (directly or under padded) the slices and their sum */
+				/* one kernel, or for split-K and stream-K (directly or under padded) the slices or
+				 * CTAs and their sum */
 				/* (the S dim is bound for every kernel; the dispatcher splits from S = 4, or from 2 with
 				 * slices of 64+ K steps) */
 				long long S0 = vd.launch_dims[0][3], K0 = vd.launch_dims[0][2];
 				bool splits = S0 >= 4 || (S0 >= 2 && K0 >= 4096 * S0);
-				bool split = vd.nlaunch == 2 && splits && vd.launch_dims[1][3] == S0;
-				if (vd.nlaunch != 1 && !split)
+				int k0 = vd.launch_kid[0], k1 = vd.nlaunch > 1 ? vd.launch_kid[1] : -1;
+				bool split = vd.nlaunch == 2 && splits && vd.launch_dims[1][3] == S0 &&
+				             is_kernel(&ls, k0, "gemm_bf16_splitk") && is_kernel(&ls, k1, "gemm_splitk_reduce");
+				bool sk = vd.nlaunch == 2 && is_kernel(&ls, k0, "gemm_bf16_streamk") && is_kernel(&ls, k1, "gemm_streamk_fixup") &&
+				          !memcmp(vd.launch_dims[0], vd.launch_dims[1], sizeof vd.launch_dims[0]);
+				if (vd.nlaunch != 1 && !split && !sk)
 					fail_msg("%s: %d launches (the padded shape has no direct route?)", what, vd.nlaunch);
-				if (split != (vd.route[0] == 3 || (vd.route[0] == 6 && splits)))
+				if (split != (vd.route[0] == 3 || (vd.route[0] == 7 && splits && is_kernel(&ls, k0, "gemm_bf16_splitk"))))
 					fail_msg("%s: the split-K kernels launched by route %d", what, vd.route[0]);
+				if (sk != (vd.route[0] == 6 || (vd.route[0] == 7 && is_kernel(&ls, k0, "gemm_bf16_streamk"))))
+					fail_msg("%s: the stream-K kernels launched by route %d", what, vd.route[0]);
 				const long long *d = vd.launch_dims[0];
-				if (vd.route[0] == 6) {   /* padded: the least tile multiples covering the shape */
+				if (sk) {   /* the plan covers every K step of the column blocks, no CTA empty */
+					long long ncol = d[1] / 256 * (d[2] / 64), ng = d[4], ipc = d[5];
+					if (ipc < 1 || ng * ipc < ncol || (ng - 1) * ipc >= ncol || ng * (d[0] / 128) > 132 || d[6] != d[2] / 64)
+						fail_msg("%s: stream-K plan NG %lld, IPC %lld, KS %lld for %lld steps", what, ng, ipc, d[6], ncol);
+				}
+				if (vd.route[0] == 7) {   /* padded: the least tile multiples covering the shape */
 					if (d[0] != ceil_to(M, 128) || d[2] != ceil_to(K, 64) ||
 					    (d[1] != ceil_to(N, 128) && d[1] != ceil_to(N, 256)) || d[1] < N)
 						fail_msg("%s: padded to %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -163,7 +181,7 @@ static void test_gemm_grid(void **state)
 					LibVerdict pv;
 					lib_verdict(&ls, d, 0, &pv);
 					check_guards(&pv, what);
-					if (pv.route[0] == 6)
+					if (pv.route[0] == 7)
 						fail_msg("%s: the padded shape takes the padded route again", what);
 				} else if (d[0] != M || d[1] != N || d[2] != K) {
 					fail_msg("%s: a direct route launched at %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -172,9 +190,9 @@ static void test_gemm_grid(void **state)
 					check_launch(&ls, vd.launch_kid[l], vd.launch_dims[l], what);
 			}
 	print_message("gemm: %lld shapes served (persistent %lld, ws_128x256 %lld, ws_128x128 %lld, split-K %lld, ws_128x192 %lld, "
-	              "ws_64x128 %lld, padded %lld), %lld refused\n", served, hits[0], hits[1], hits[2], hits[3], hits[4], hits[5],
-	              hits[6], refused);
-	for (int r = 0; r < 7; r++)
+	              "ws_64x128 %lld, stream-K %lld, padded %lld), %lld refused\n", served, hits[0], hits[1], hits[2], hits[3],
+	              hits[4], hits[5], hits[6], hits[7], refused);
+	for (int r = 0; r < 8; r++)
 		assert_true(hits[r] > 0);
 	assert_true(refused > 0);
 	sb_free(&err);
@@ -270,7 +288,7 @@ static void test_explain_text(void **state)
 	StrBuf err = {0}, out = {0};
 	assert_int_equal(lib_load(&ls, lib_family("gemm"), "kernels/gemm", CAKE_DERIVE, NULL, &err), 0);
 	long long v[3] = {1000, 4096, 4096};
-	assert_int_equal(lib_explain(&ls, v, 0, &out), 6);
+	assert_int_equal(lib_explain(&ls, v, 0, &out), 7);   /* CAKE_GEMM_ROUTE_PADDED */
 	assert_non_null(strstr(sb_str(&out), "route: padded"));
 	assert_non_null(strstr(sb_str(&out), "M 1000 -> 1024"));
 	assert_non_null(strstr(sb_str(&out), "then ws_128x256_s4"));
@@ -280,7 +298,7 @@ static void test_explain_text(void **state)
 	assert_true(lib_explain(&ls, bad, 0, &out) < 0);
 	assert_non_null(strstr(sb_str(&out), "'K % 8 == 0' is false"));
 	sb_free(&out);
-	assert_int_equal(lib_route_line(&ls, v, 0, &out), 6);
+	assert_int_equal(lib_route_line(&ls, v, 0, &out), 7);
 	assert_string_equal(sb_str(&out), "padded>ws_128x256_s4 1024x4096x4096");
 	sb_free(&out);
 	lib_unload(&ls);
