@@ -59,7 +59,13 @@ python3 -c 'import torch, fla; assert torch.cuda.is_available()' || {
 }
 # FlashKDA, the paper's baseline: built here (about 100 s) from its public source when
 # .baselines/flashkda holds it (git-ignored, never committed: see .baselines/build_flashkda.sh,
-# a copy of ../shared/tools/build_flashkda.sh), then timed by kda_fla.py on the same inputs
+# a copy of ../shared/tools/build_flashkda.sh; .baselines/fkda-site, the package an earlier
+# call built and brought back, skips the build), then timed by kda_fla.py on the same inputs
+if [ -d .baselines/fkda-site/flash_kda ] && ! python3 -c 'import flash_kda' 2>/dev/null; then
+	# a package built by an earlier call and brought back (git-ignored): no build
+	PYTHONPATH=$PWD/.baselines/fkda-site${PYTHONPATH:+:$PYTHONPATH}
+	export PYTHONPATH
+fi
 if [ "${KDA_CASES:-all}" != decode ] && ! python3 -c 'import flash_kda' 2>/dev/null && [ -d .baselines/flashkda ] && [ -f .baselines/build_flashkda.sh ]; then
 	echo "== building FlashKDA from .baselines/flashkda"
 	bash .baselines/build_flashkda.sh .baselines/flashkda /tmp/cake-fkda-site 2>&1 | tail -3
@@ -121,6 +127,15 @@ else
 	# the state in bf16 as FlashKDA keeps it (the recurrence in f32 registers): like for like
 	extra && case_ prefill_bf16_T8192_H64_1seq --mode prefill --state bf16 --shape B=1,H=64,T=8192 --lower-bound -5 --iters 5 \
 		--check-heads 16
+	# and at the other five paper shapes (KDA_CASES=prefill KDA_ONLY=bf16 runs the six)
+	extra && for H in 96 64; do
+		[ $H = 96 ] && case_ prefill_bf16_T8192_H96_1seq --mode prefill --state bf16 --shape B=1,H=96,T=8192 --lower-bound -5 \
+			--iters 5 --check-heads 16
+		case_ prefill_bf16_T8192_H${H}_6mixed --mode prefill --state bf16 --seqlens 1300,547,2048,963,271,3063 --shape H=$H \
+			--lower-bound -5 --iters 5 --check-heads 16
+		case_ prefill_bf16_T8192_H${H}_8x1024 --mode prefill --state bf16 --shape B=8,H=$H,T=1024 --lower-bound -5 --iters 5 \
+			--check-heads 16
+	done
 	# the paper's shapes in the paper's gate form (lower_bound = -5: FlashKDA's only form)
 	pre && for H in 96 64; do
 		case_ prefill_T8192_H${H}_1seq --mode prefill --shape B=1,H=$H,T=8192 --lower-bound -5 --iters 5 --check-heads 16
