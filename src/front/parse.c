@@ -1248,6 +1248,20 @@ static void parse_mma(Parser *p, Stmt *s, const char *kw)
 	s->src = m;
 }
 
+/* The `signal BAR` that ends a TMA load. */
+static void parse_tma_signal(Parser *p, Stmt *s)
+{
+	if (p->panic)
+		return;
+	if (!expect_kw(p, "signal", "after the tma source",
+	               "a TMA load completes on a barrier: '... signal full'"))
+		return;
+	s->name = expect_any_name(p, "barrier", "after 'signal'", &s->name_span);
+}
+
+/* `tma buf <- G[...] signal B` (load), `tma buf[:, c +: w] <- G[...] signal B` (load into one
+ * column panel of buf) and `tma G[...] <- buf` (store): an indexed left side is a store unless
+ * the right side is indexed too. */
 static void parse_tma(Parser *p, Stmt *s)
 {
 	Token *t = peek(p, 0);
@@ -1256,6 +1270,12 @@ static void parse_tma(Parser *p, Stmt *s)
 		s->dst = parse_ref(p, "global tensor", "after 'tma'");
 		if (!expect(p, T_LARROW, "after tma destination", "write 'tma C[...] <- c'"))
 			return;
+		if (peek(p, 0)->kind == T_IDENT && peek(p, 1)->kind == T_LBRACK) {
+			s->kind = S_TMA_LOAD;   /* a load into a panel of the buffer on the left */
+			s->src = parse_ref(p, "global tensor", "after '<-'");
+			parse_tma_signal(p, s);
+			return;
+		}
 		Span sp;
 		const char *src = expect_name(p, "shared buffer", "after '<-'", &sp);
 		if (src)
@@ -1272,12 +1292,7 @@ static void parse_tma(Parser *p, Stmt *s)
 	            "write 'tma a <- A[...] signal full' (load) or 'tma C[...] <- c' (store)"))
 		return;
 	s->src = parse_ref(p, "global tensor", "after '<-'");
-	if (p->panic)
-		return;
-	if (!expect_kw(p, "signal", "after the tma source",
-	               "a TMA load completes on a barrier: '... signal full'"))
-		return;
-	s->name = expect_any_name(p, "barrier", "after 'signal'", &s->name_span);
+	parse_tma_signal(p, s);
 }
 
 /* dst '<-' value for load/store/atomic_add/cp_async. */

@@ -675,6 +675,48 @@ static void check_barrier_use(Sema *s, Stmt *st, const char *verb, bool producer
 }
 
 /* Compare a copy's two shapes after dropping extents of 1. */
+/* A TMA load into part of a buffer: `buf[:, c +: W]`, one whole column panel of a 2-D swizzled
+ * buffer whose rows are wider than the swizzle span S (W = S / element size, c a constant
+ * multiple of W): the layout the lowering keeps such buffers in (LANGUAGE.md §4.9), one TMA box
+ * per panel. False with CK-SEM-027 otherwise. */
+static bool tma_panel_ok(Sema *s, Expr *ref)
+{
+	const Decl *b = ref->sym->decl;
+	int span = b && b->swizzle == SWZ_128B ? 128 : b && b->swizzle == SWZ_64B ? 64 : b && b->swizzle == SWZ_32B ? 32 : 0;
+	int esz = b ? dtype_size(b->dt) : 0;
+	long long rows = -1, cols = -1;
+	if (b && b->rank == 2 && b->shape[0]->is_const && b->shape[1]->is_const)
+		rows = b->shape[0]->cval, cols = b->shape[1]->cval;
+	long long w = span && esz ? span / esz : 0, c = -1, len = -1;
+	bool ok = span && cols > 0 && cols * esz > span && ref->nslices == 2;
+	if (ok) {
+		const Slice *r0 = &ref->slices[0], *r1 = &ref->slices[1];
+		ok = r0->kind == SL_ALL ||
+		     (r0->kind == SL_RANGE && r0->start->is_const && r0->start->cval == 0 && r0->len->is_const && r0->len->cval == rows);
+		if (ok && r1->kind == SL_RANGE && r1->start->is_const && r1->len->is_const)
+			c = r1->start->cval, len = r1->len->cval;
+		ok = ok && len == w && c >= 0 && c % w == 0 && c + len <= cols;
+	}
+	if (ok)
+		return true;
+	Diag *d = sema_err(s, "CK-SEM-027", ref->span, "tma load into part of '%s': only one whole column panel of a swizzled "
+	                   "buffer wider than its swizzle span can be named", ref->sym->name);
+	sema_loc_sym(d, ref->sym);
+	if (b && w > 0 && cols * esz > span)
+		diag_related(d, b->span, "'%s' declared here: %lld columns, %d-byte swizzle span, so panels of %lld columns",
+		             ref->sym->name, cols, span, w);
+	else if (b)
+		diag_related(d, b->span, "'%s' declared here: %s", ref->sym->name,
+		             !span ? "no swizzle, so no panels" : "rows no wider than the swizzle span, so one panel");
+	if (w > 0 && cols * esz > span)
+		diag_set(&d->hint, "write `tma %s[:, p * %lld +: %lld] <- ...` (panel p of %lld), or load the whole buffer",
+		         ref->sym->name, w, w, cols / w);
+	else
+		diag_set(&d->hint, "load the whole buffer (`tma %s <- ...`); a panel needs `swizzle` and rows wider than its span",
+		         ref->sym->name);
+	return false;
+}
+
 static bool copy_shapes(Sema *s, Stmt *st, const char *what, Expr *dst, Expr *src)
 {
 	Type a = sema_drop1(dst->type), b = sema_drop1(src->type);
@@ -997,9 +1039,13 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		bool ok = true;
 		if (!smem || !glob)
 			break;
-		if (!sema_check_ref(s, smem, load, st->kind != S_CP_ASYNC))
+		/* (the box rules are the global side's: a panel of a buffer may say `:` for its rows) */
+		if (!sema_check_ref(s, smem, load, st->kind != S_CP_ASYNC && smem->kind != E_INDEX))
 			ok = false;
-		else if (smem->sym->kind != SYM_SMEM || (st->kind != S_CP_ASYNC && smem->kind != E_IDENT)) {
+		else if (st->kind == S_TMA_LOAD && smem->sym->kind == SYM_SMEM && smem->kind == E_INDEX) {
+			if (!tma_panel_ok(s, smem))   /* a column panel of a swizzled buffer, or an error */
+				ok = false;
+		} else if (smem->sym->kind != SYM_SMEM || (st->kind != S_CP_ASYNC && smem->kind != E_IDENT)) {
 			Diag *d = sema_err(s, "CK-SEM-027", smem->span, "%s needs a whole smem buffer on the %s side, but '%s' is %s",
 			                   what, load ? "destination" : "source", smem->sym->name,
 			                   smem->sym->kind == SYM_SMEM ? "indexed" : "a global param");

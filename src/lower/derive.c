@@ -415,6 +415,15 @@ typedef struct TxState {
 	int *waiter_writes;  /* per barrier: -1 unknown, 0 waiters read, 1 waiters write ring */
 } TxState;
 
+/* Bytes a TMA load writes into its buffer per stage: the whole stage, or for a load into one
+ * column panel (`tma buf[:, c +: w] <- ...`, checked by sema) that panel's rows x span. */
+static long long tma_dst_bytes(const PlanBuffer *b, const Stmt *s)
+{
+	if (s->dst && s->dst->kind == E_INDEX && b->swizzle != SWZ_NONE && b->rank == 2)
+		return b->shape[0] * swizzle_bytes(b->swizzle);
+	return b->bytes_per_stage;
+}
+
 static void tx_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	TxState *t = st;
@@ -448,7 +457,7 @@ static void tx_visit(void *st, Stmt *s, const SchedStmt *w)
 			diag_set(&g->hint, "use a separate barrier for each loop's loads");
 			return;
 		}
-		b->tx_bytes += p->buffers[buf].bytes_per_stage;
+		b->tx_bytes += tma_dst_bytes(&p->buffers[buf], s);
 	} else if (s->kind == S_WAIT) {
 		int bi = plan_barrier_index(p, s->name);
 		if (bi < 0 || w->role < 0)
@@ -621,9 +630,9 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 		diag_set(&g->hint, "make the innermost extent of '%s' %d bytes or use a wider swizzle", buf->name, swizzle_bytes(buf->swizzle));
 		return;
 	}
-	if (elems * esz != buf->bytes_per_stage || param->dt != buf->dt) {
-		Diag *g = low_err(d, "CK-LOW-006", s->span, "tma box of '%s' (%lld x %s) does not fill buffer '%s' (%lld bytes per stage)", pname, elems, dtype_name(param->dt),
-		                  buf->name, buf->bytes_per_stage);
+	if (elems * esz != tma_dst_bytes(buf, s) || param->dt != buf->dt) {
+		Diag *g = low_err(d, "CK-LOW-006", s->span, "tma box of '%s' (%lld x %s) does not fill %s '%s' (%lld bytes per stage)", pname, elems, dtype_name(param->dt),
+		                  s->dst->kind == E_INDEX ? "its panel of buffer" : "buffer", buf->name, tma_dst_bytes(buf, s));
 		diag_set(&g->resource, "%s", buf->name);
 		return;
 	}

@@ -431,6 +431,17 @@ static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 	char *stage;
 	char *baddr = bar_addr(e, bi, sc, s->span, &stage);
 	char *daddr = buf_addr(e, buf, sc, s->span);
+	if (s->dst->kind == E_INDEX) {   /* one column panel (sema checked it): panel c / w, rows x span bytes each */
+		const PlanBuffer *b = &p->buffers[buf];
+		const Slice *cs = &s->dst->slices[1];
+		long long c = 0, span = swizzle_bytes(b->swizzle);
+		if (!eval_expr(cs->start, e->k, NULL, &c) || !span) {
+			refuse(e, s->span, "CK-LOW-006", "tma load into a panel of '%s': the panel's first column is not a constant", b->name);
+			return;
+		}
+		long long pcols = span / dtype_size(b->dt);
+		daddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", daddr, c / pcols * b->shape[0] * span, c / pcols);
+	}
 	StrBuf co = {0};
 	for (int i = 0; i < t->rank; i++) {
 		const Slice *sl = &s->src->slices[t->rank - 1 - i];

@@ -32,6 +32,9 @@
  *   acc_emu check-splitk DIR M SEED  each P[s] against the float64 product over slice s of K
  *   acc_emu gen-reduce DIR M SEED  gemm_splitk_reduce: P [3, M, 256] f32, NaN C [M, 256] bf16
  *   acc_emu check-reduce DIR M SEED  C = bf16(P[0] + P[1] + P[2]), summed in that order in f32
+ *   acc_emu gen-panels DIR B SEED  tests/corpus/good/tma_panels.cake: X [B, 64, 128] bf16, NaN Out
+ *   acc_emu check-panels DIR B SEED  Out == 2 X exactly (two TMA boxes into the panels of one
+ *                                  swizzled buffer, read back in the accumulator layout)
  *   acc_emu gen-streamk DIR M N K NG SEED  kernels/gemm/gemm_streamk.cake: A [M, K], B [N, K], NaN C
  *                                  [M, N] and NaN pieces P [NG, 2, M, 256]
  *   acc_emu check-streamk DIR M N K NG SEED  C (after gemm_bf16_streamk and gemm_streamk_fixup)
@@ -494,6 +497,32 @@ static int splitk_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* tests/corpus/good/tma_panels.cake: TMA boxes into the column panels of a swizzled buffer */
+static int panels_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]), n = B * 64 * 128;
+	uint64_t seed = strtoull(argv[4], NULL, 10);
+	uint16_t *X = malloc(2 * (size_t)n);
+	oracle_fill_bf16(X, (size_t)n, seed);
+	if (!strncmp(argv[1], "gen-", 4)) {
+		wr(dir, "X", X, 2 * (size_t)n);
+		float *o = nanbuf((size_t)n);
+		wr(dir, "Out", o, 4 * (size_t)n);
+		free(o), free(X);
+		return 0;
+	}
+	float *O = rd(dir, "Out", (size_t)n);
+	long long bad = 0;
+	for (long long i = 0; i < n; i++)
+		bad += !(O[i] == 2.0f * oracle_bf16_to_f32(X[i]));
+	printf("tma panels: %lld of %lld elements differ from 2 X%s\n", bad, n, bad ? " FAIL" : "");
+	free(O), free(X);
+	return bad ? 1 : 0;
+}
+
 /* kernels/gemm/gemm_streamk.cake: the stream-K pair, run one after the other over one directory */
 static int streamk_case(int argc, char **argv)
 {
@@ -534,6 +563,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && strstr(argv[1], "-streamk"))
 		return streamk_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-panels"))
+		return panels_case(argc, argv);
 	if (argc >= 2 && (strstr(argv[1], "-splitk") || strstr(argv[1], "-reduce")))
 		return splitk_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-gemm"))

@@ -119,6 +119,11 @@ acc_case() {
 	else bad "$nm B=$B: $(cat "$d/err" "$d/run" "$d/chk" 2>/dev/null | head -5)"; fi
 	rm -rf "$d"
 }
+# TMA loads into the two column panels of a 128B-swizzled [64, 128] buffer, read back in the
+# accumulator layout split by columns (tests/corpus/good/tma_panels.cake)
+acc_case tma_panels tests/corpus/good/tma_panels.cake panels 2 45
+# ... and it must be able to fail: the second box lands on the first panel
+MUTATE='s|smem_xs + 8192u /\* panel 1 \*/|smem_xs + 0u|' acc_case tma_panels tests/corpus/good/tma_panels.cake panels 1 46
 # cumsum(x, 0) over accumulator-layout tiles: split m (blocks across warpgroups), split n, unsplit, i32
 acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
 # ... and it must be able to fail: the second row half no longer adds the first half's total
