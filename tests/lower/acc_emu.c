@@ -400,6 +400,24 @@ static int wgmma_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* Elements of C [M, N] (bf16) off the float64 product A Bᵀ by more than the bf16 rounding of
+ * the result (A [M, K], B [N, K] bf16). */
+static int gemm_bad(const uint16_t *A, const uint16_t *Bm, const uint16_t *C, long long M, long long N, long long K)
+{
+	int bad = 0;
+	for (long long i = 0; i < M; i++)
+		for (long long j = 0; j < N; j++) {
+			double sum = 0, abs = 0;
+			for (long long k = 0; k < K; k++) {
+				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
+				sum += t, abs += fabs(t);
+			}
+			double c = oracle_bf16_to_f32(C[i * N + j]);
+			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
+		}
+	return bad;
+}
+
 static int gemm_case(int argc, char **argv)
 {
 	if (argc < 5)
@@ -417,17 +435,7 @@ static int gemm_case(int argc, char **argv)
 		return 0;
 	}
 	uint16_t *C = rd16(dir, "C", (size_t)(M * N));
-	int bad = 0;
-	for (long long i = 0; i < M; i++)
-		for (long long j = 0; j < N; j++) {
-			double sum = 0, abs = 0;
-			for (long long k = 0; k < K; k++) {
-				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
-				sum += t, abs += fabs(t);
-			}
-			double c = oracle_bf16_to_f32(C[i * N + j]);
-			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
-		}
+	int bad = gemm_bad(A, Bm, C, M, N, K);
 	printf("gemm: %d bad elements of %lld%s\n", bad, M * N, bad ? " FAIL" : "");
 	free(C), free(A), free(Bm);
 	return bad ? 1 : 0;
@@ -542,17 +550,7 @@ static int streamk_case(int argc, char **argv)
 		return 0;
 	}
 	uint16_t *C = rd16(dir, "C", (size_t)(M * N));
-	int bad = 0;
-	for (long long i = 0; i < M; i++)
-		for (long long j = 0; j < N; j++) {
-			double sum = 0, abs = 0;
-			for (long long k = 0; k < K; k++) {
-				double t = (double)oracle_bf16_to_f32(A[i * K + k]) * oracle_bf16_to_f32(Bm[j * K + k]);
-				sum += t, abs += fabs(t);
-			}
-			double c = oracle_bf16_to_f32(C[i * N + j]);
-			bad += !(fabs(c - sum) <= fabs(sum) / 256 + 4e-6 * abs + 1e-6);   /* bf16 rounding of the result */
-		}
+	int bad = gemm_bad(A, Bm, C, M, N, K);
 	printf("streamk: %d bad elements of %lld (M %lld, N %lld, K %lld, %lld CTA groups)%s\n", bad, M * N, M, N, K, NG,
 	       bad ? " FAIL" : "");
 	free(C), free(A), free(Bm);

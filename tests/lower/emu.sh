@@ -163,6 +163,24 @@ KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake split
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3
 # ... and it must be able to fail: a slice that stops one K step early
 KERNEL=gemm_bf16_splitk MUTATE='s|k < ((ks + 1) \* (K / 64) / S)|k < ((ks + 1) * (K / 64) / S - 1)|g' acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 128 35 M=128 N=256 K=1088 S=2
+# chain_drivers FILE DIR LABEL KERNEL...: one emulator driver per kernel of FILE, DIR/KERNEL (the
+# kernels of a chain that run one after the other over DIR; MUTATE applies to each one's CUDA).
+# Reports the failure and returns 1 when a kernel does not lower or its driver does not build.
+chain_drivers() {
+	cf=$1 cdir=$2 cl=$3
+	shift 3
+	for k in "$@"; do
+		if ! "$CAKE" build "$cf" --kernel "$k" --emit=cuda -o "$cdir/$k.cu" 2>"$cdir/err" ||
+		   ! "$CAKE" build "$cf" --kernel "$k" --emit=plan -o "$cdir/$k.plan" 2>>"$cdir/err"; then
+			bad "$cl: cake build $k failed"; grep error "$cdir/err" | head -5; return 1
+		fi
+		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$cdir/$k.cu"
+		if ! python3 tools/emu/mkdriver.py "$cdir/$k.cu" "$cdir/$k.cpp" --plan "$cdir/$k.plan" 2>"$cdir/err" ||
+		   ! g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$cdir/$k" "$cdir/$k.cpp" 2>"$cdir/err"; then
+			bad "$cl: the emulator driver of $k does not build"; sed 's/^/    /' "$cdir/err" | head -10; return 1
+		fi
+	done
+}
 # the stream-K route (kernels/gemm/gemm_streamk.cake): gemm_bf16_streamk shares the K steps of
 # the 256-wide column blocks out evenly, IPC per CTA, storing whole tiles into C and the pieces
 # of cut tiles into P; gemm_streamk_fixup sums the pieces into C. Two drivers over one
@@ -174,17 +192,7 @@ streamk_run() {
 	label="gemm_streamk M=$M N=$N K=$K IPC=$ipc NG=$ng"
 	d=$TMP/streamk.$seed
 	mkdir -p "$d"
-	for k in gemm_bf16_streamk gemm_streamk_fixup; do
-		if ! "$CAKE" build kernels/gemm/gemm_streamk.cake --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
-		   ! "$CAKE" build kernels/gemm/gemm_streamk.cake --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
-			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
-		fi
-		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/$k.cu"
-		if ! python3 tools/emu/mkdriver.py "$d/$k.cu" "$d/$k.cpp" --plan "$d/$k.plan" 2>"$d/err" ||
-		   ! g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$d/$k" "$d/$k.cpp" 2>"$d/err"; then
-			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
-		fi
-	done
+	chain_drivers kernels/gemm/gemm_streamk.cake "$d" "$label" gemm_bf16_streamk gemm_streamk_fixup || return
 	"$TMP/acc_emu" gen-streamk "$d" "$M" "$N" "$K" "$ng" "$seed" || { bad "$label: gen"; return; }
 	if ! "$d/gemm_bf16_streamk" "$d" M="$M" N="$N" K="$K" NG="$ng" IPC="$ipc" >"$d/run" 2>&1; then
 		bad "$label: the emulated stream-K kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
@@ -279,17 +287,7 @@ split_run() {
 	[ "$vl" -eq 1 ] && [ -z "${KDA_EMU_SEQLENS:-}" ] && label="$label N=$N packed"
 	d=$TMP/split.$seed
 	mkdir -p "$d"
-	for k in kda_split_prep_lb $stk kda_split_tail; do
-		if ! "$CAKE" build "$f" --kernel $k --emit=cuda -o "$d/$k.cu" 2>"$d/err" ||
-		   ! "$CAKE" build "$f" --kernel $k --emit=plan -o "$d/$k.plan" 2>>"$d/err"; then
-			bad "$label: cake build $k failed"; grep error "$d/err" | head -5; return
-		fi
-		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$d/$k.cu"
-		if ! python3 tools/emu/mkdriver.py "$d/$k.cu" "$d/$k.cpp" --plan "$d/$k.plan" 2>"$d/err" ||
-		   ! g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$d/$k" "$d/$k.cpp" 2>"$d/err"; then
-			bad "$label: the emulator driver of $k does not build"; sed 's/^/    /' "$d/err" | head -10; return
-		fi
-	done
+	chain_drivers "$f" "$d" "$label" kda_split_prep_lb $stk kda_split_tail || return
 	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" "$b16" "$seed" 0 || { bad "$label: gen"; return; }
 	read -r NS NP < "$d/slots.txt" || { bad "$label: no slot tables"; return; }
 	dims="B=$B T=$T H=$H N=$N N1=$((N + 1)) NS=$NS NP=$NP"
