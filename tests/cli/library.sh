@@ -193,6 +193,7 @@ else bad "kmeans: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" |
 RC=$?
 expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
 	out '^route rc=1 .*route 8 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
+	out '^forced-sk rc=3 .*streamk_128x256 cannot take M=17024 .*M / 128 <= 132' \
 	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 8: persistent_128x256 ws_128x256_s4 ws_128x128_s5 splitk_128x128 ws_128x192_s5 ws_64x128_s8 streamk_128x256 padded; route\(1000,4096,4096\)=7 ws=8388608; route\(0,1,8\)=-2' \
 	out '^version cake_gemm '
 "$T/driver" kmeans calls > "$T/out" 2>"$T/err"
