@@ -274,7 +274,7 @@ struct Stmt {
 	int unroll;           /* S_FOR: 0 = not stated */
 	Expr *cond;           /* S_IF */
 	/* data movement and math:
-	 *   S_TMA_LOAD:  dst = smem ident,          src = global E_INDEX
+	 *   S_TMA_LOAD:  dst = smem ident (or E_INDEX: one column panel), src = global E_INDEX
 	 *   S_TMA_STORE: dst = global E_INDEX,      src = smem ident
 	 *   S_CP_ASYNC:  dst = smem ident/index,    src = global E_INDEX
 	 *   S_LOAD:      dst = frag ident,          src = E_INDEX

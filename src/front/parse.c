@@ -1249,12 +1249,11 @@ static void parse_mma(Parser *p, Stmt *s, const char *kw)
 }
 
 /* The `signal BAR` that ends a TMA load. */
-static void parse_tma_signal(Parser *p, Stmt *s)
+static void parse_tma_signal(Parser *p, Stmt *s, const char *hint)
 {
 	if (p->panic)
 		return;
-	if (!expect_kw(p, "signal", "after the tma source",
-	               "a TMA load completes on a barrier: '... signal full'"))
+	if (!expect_kw(p, "signal", "after the tma source", hint))
 		return;
 	s->name = expect_any_name(p, "barrier", "after 'signal'", &s->name_span);
 }
@@ -1273,7 +1272,8 @@ static void parse_tma(Parser *p, Stmt *s)
 		if (peek(p, 0)->kind == T_IDENT && peek(p, 1)->kind == T_LBRACK) {
 			s->kind = S_TMA_LOAD;   /* a load into a panel of the buffer on the left */
 			s->src = parse_ref(p, "global tensor", "after '<-'");
-			parse_tma_signal(p, s);
+			parse_tma_signal(p, s, "a load into a panel completes on a barrier: 'tma buf[:, c +: w] <- G[...] signal full'; "
+			                       "a store copies a whole buffer: 'tma G[...] <- buf'");
 			return;
 		}
 		Span sp;
@@ -1292,7 +1292,7 @@ static void parse_tma(Parser *p, Stmt *s)
 	            "write 'tma a <- A[...] signal full' (load) or 'tma C[...] <- c' (store)"))
 		return;
 	s->src = parse_ref(p, "global tensor", "after '<-'");
-	parse_tma_signal(p, s);
+	parse_tma_signal(p, s, "a TMA load completes on a barrier: '... signal full'");
 }
 
 /* dst '<-' value for load/store/atomic_add/cp_async. */

@@ -1039,6 +1039,21 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		bool ok = true;
 		if (!smem || !glob)
 			break;
+		if (st->kind == S_TMA_LOAD && smem->kind == E_INDEX && glob->kind == E_INDEX) {
+			/* `tma G[...] <- buf[...]` parses as a panel load: say what a store takes instead */
+			Sym *gs = smem->base && smem->base->name ? sema_find(s, smem->base->name) : NULL;
+			Sym *bs = glob->base && glob->base->name ? sema_find(s, glob->base->name) : NULL;
+			if (gs && gs->kind == SYM_PARAM && bs && bs->kind == SYM_SMEM) {
+				Diag *d = sema_err(s, "CK-SEM-027", glob->span, "tma store copies a whole shared buffer; part of '%s' "
+				                   "cannot be stored", bs->name);
+				sema_loc_sym(d, bs);
+				if (bs->decl)
+					diag_related(d, bs->decl->span, "'%s' declared here", bs->name);
+				diag_set(&d->hint, "write `tma %s[...] <- %s`, with the global box the shape of the whole buffer", gs->name,
+				         bs->name);
+				break;
+			}
+		}
 		/* (the box rules are the global side's: a panel of a buffer may say `:` for its rows) */
 		if (!sema_check_ref(s, smem, load, st->kind != S_CP_ASYNC && smem->kind != E_INDEX))
 			ok = false;
