@@ -674,7 +674,6 @@ static void check_barrier_use(Sema *s, Stmt *st, const char *verb, bool producer
 	diag_set(&dg->condition, "%s in %s(%s)", s->role->name, producer ? "producers" : "consumers", y->name);
 }
 
-/* Compare a copy's two shapes after dropping extents of 1. */
 /* A TMA load into part of a buffer: `buf[:, c +: W]`, one whole column panel of a 2-D swizzled
  * buffer whose rows are wider than the swizzle span S (W = S / element size, c a constant
  * multiple of W): the layout the lowering keeps such buffers in (LANGUAGE.md §4.9), one TMA box
@@ -682,7 +681,7 @@ static void check_barrier_use(Sema *s, Stmt *st, const char *verb, bool producer
 static bool tma_panel_ok(Sema *s, Expr *ref)
 {
 	const Decl *b = ref->sym->decl;
-	int span = b && b->swizzle == SWZ_128B ? 128 : b && b->swizzle == SWZ_64B ? 64 : b && b->swizzle == SWZ_32B ? 32 : 0;
+	int span = b ? swizzle_bytes(b->swizzle) : 0;
 	int esz = b ? dtype_size(b->dt) : 0;
 	long long rows = -1, cols = -1;
 	if (b && b->rank == 2 && b->shape[0]->is_const && b->shape[1]->is_const)
@@ -717,6 +716,7 @@ static bool tma_panel_ok(Sema *s, Expr *ref)
 	return false;
 }
 
+/* Compare a copy's two shapes after dropping extents of 1. */
 static bool copy_shapes(Sema *s, Stmt *st, const char *what, Expr *dst, Expr *src)
 {
 	Type a = sema_drop1(dst->type), b = sema_drop1(src->type);

@@ -417,6 +417,27 @@ static void emit_arrive(Em *e, Stmt *s, Scope sc)
 	}
 }
 
+/* Shared operands of wgmma, and the `store`/`load` of accumulator tiles into them, use one
+ * layout per swizzled buffer: rows one swizzle span S wide are the swizzle atom's rows
+ * (8 rows x S bytes, the XOR pattern of TMA); a buffer whose rows are wider is held as
+ * column panels of one span each, panel p holding the bytes p S .. p S + S - 1 of every row
+ * as a [rows, S] swizzled tile, the panels one after the other (rows x S bytes apart) —
+ * what TMA writes box by box into such a buffer (one `tma buf[:, c +: W]` per panel), and the canonical layout the descriptors
+ * address: K-major, a K step of 16 elements moves 32 bytes along a row and a new panel every
+ * S / 32 steps (LBO unused); MN-major, the M or N direction is contiguous within a panel's
+ * rows and LBO is the panel stride (from one S-wide atom column to the next), a K step is
+ * 16 rows (16 S bytes). SBO is 8 S, the 8-row groups of a panel. */
+static int span_of(const PlanBuffer *b)
+{
+	int S = swizzle_bytes(b->swizzle);
+	return S && b->row_bytes > S ? S : b->row_bytes;
+}
+
+static long long panel_bytes(const PlanBuffer *b)
+{
+	return b->shape[0] * span_of(b);
+}
+
 static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 {
 	const Plan *p = e->p;
@@ -433,14 +454,12 @@ static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 	char *daddr = buf_addr(e, buf, sc, s->span);
 	if (s->dst->kind == E_INDEX) {   /* one column panel (sema checked it): panel c / w, rows x span bytes each */
 		const PlanBuffer *b = &p->buffers[buf];
-		const Slice *cs = &s->dst->slices[1];
-		long long c = 0, span = swizzle_bytes(b->swizzle);
-		if (!eval_expr(cs->start, e->k, NULL, &c) || !span) {
+		long long c = 0, pcols = span_of(b) / dtype_size(b->dt);
+		if (!eval_expr(s->dst->slices[1].start, e->k, NULL, &c) || span_of(b) == b->row_bytes) {
 			refuse(e, s->span, "CK-LOW-006", "tma load into a panel of '%s': the panel's first column is not a constant", b->name);
 			return;
 		}
-		long long pcols = span / dtype_size(b->dt);
-		daddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", daddr, c / pcols * b->shape[0] * span, c / pcols);
+		daddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", daddr, c / pcols * panel_bytes(b), c / pcols);
 	}
 	StrBuf co = {0};
 	for (int i = 0; i < t->rank; i++) {
@@ -480,27 +499,6 @@ static int wgmma_operand(Em *e, const Expr *x, bool *transposed)
 	if (!x || x->kind != E_IDENT)
 		return -1;
 	return plan_buffer_index(e->p, x->name);
-}
-
-/* Shared operands of wgmma, and the `store`/`load` of accumulator tiles into them, use one
- * layout per swizzled buffer: rows one swizzle span S wide are the swizzle atom's rows
- * (8 rows x S bytes, the XOR pattern of TMA); a buffer whose rows are wider is held as
- * column panels of one span each, panel p holding the bytes p S .. p S + S - 1 of every row
- * as a [rows, S] swizzled tile, the panels one after the other (rows x S bytes apart) —
- * what TMA writes box by box into such a buffer, and the canonical layout the descriptors
- * address: K-major, a K step of 16 elements moves 32 bytes along a row and a new panel every
- * S / 32 steps (LBO unused); MN-major, the M or N direction is contiguous within a panel's
- * rows and LBO is the panel stride (from one S-wide atom column to the next), a K step is
- * 16 rows (16 S bytes). SBO is 8 S, the 8-row groups of a panel. */
-static int span_of(const PlanBuffer *b)
-{
-	int S = swizzle_bytes(b->swizzle);
-	return S && b->row_bytes > S ? S : b->row_bytes;
-}
-
-static long long panel_bytes(const PlanBuffer *b)
-{
-	return b->shape[0] * span_of(b);
 }
 
 static void emit_wgmma(Em *e, Stmt *s, Scope sc)
