@@ -73,10 +73,10 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   role load warps 0..3 regs 24
   role math warps 4..11 regs 240
   pipeline ch stages 2
-  smem gr: bf16[64, 128] ring ch            # chunk inputs, read into registers with `load`: g_raw,
-  smem qs: bf16[64, 128] ring ch            # q, k and v
-  smem ks: bf16[64, 128] ring ch
-  smem vs: bf16[64, 128] ring ch
+  smem gr: bf16[64, 128] swizzle 128B ring ch   # chunk inputs, read into registers with `load`: g_raw,
+  smem qs: bf16[64, 128] swizzle 128B ring ch   # q, k and v; swizzled, so the eight rows of a warp's
+  smem ks: bf16[64, 128] swizzle 128B ring ch   # accumulator-layout read meet eight different banks
+  smem vs: bf16[64, 128] swizzle 128B ring ch   # (two TMA boxes each, one per 64-column panel)
   smem ka: bf16[64, 128] swizzle 128B       # k-hat e^(G - R_b); then k-hat e^G
   smem qa: bf16[64, 128] swizzle 128B       # q-hat e^(G - R_b)
   smem vb: bf16[64, 128] swizzle 128B       # a round's key operand; then v
@@ -104,10 +104,14 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       let sb = Sl[cp * 2 + c, 0]
       let st = Sl[cp * 2 + c, 1]
       wait empty
-      tma gr <- G[sb, st +: 64, h, 0 +: 128] signal full
-      tma qs <- Q[sb, st +: 64, h, 0 +: 128] signal full
-      tma ks <- K[sb, st +: 64, h, 0 +: 128] signal full
-      tma vs <- V[sb, st +: 64, h, 0 +: 128] signal full
+      tma gr[:, 0 +: 64] <- G[sb, st +: 64, h, 0 +: 64] signal full
+      tma gr[:, 64 +: 64] <- G[sb, st +: 64, h, 64 +: 64] signal full
+      tma qs[:, 0 +: 64] <- Q[sb, st +: 64, h, 0 +: 64] signal full
+      tma qs[:, 64 +: 64] <- Q[sb, st +: 64, h, 64 +: 64] signal full
+      tma ks[:, 0 +: 64] <- K[sb, st +: 64, h, 0 +: 64] signal full
+      tma ks[:, 64 +: 64] <- K[sb, st +: 64, h, 64 +: 64] signal full
+      tma vs[:, 0 +: 64] <- V[sb, st +: 64, h, 0 +: 64] signal full
+      tma vs[:, 64 +: 64] <- V[sb, st +: 64, h, 64 +: 64] signal full
     }
   }
   in math {
@@ -120,6 +124,8 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       let lo = Sl[s, 2]
       let hi = Sl[s, 3]
       load dtb <- Dtb[h, :]
+      load bl <- Beta[sb, st +: 64, h]   # early: its latency under the gate and the rounds, not before the solve
+      beta = sigmoid(f32(bl))
       wait full
       load t16 <- gr[:, :]
       x = lower_bound * sigmoid(am * (f32(t16) + cols(dtb)))
@@ -173,8 +179,6 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       fence proxy_async
       arrive empty
       sync math
-      load bl <- Beta[sb, st +: 64, h]
-      beta = sigmoid(f32(bl))
       akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
       ai = where(col_idx() == row_idx(), 1.0, 0.0)
