@@ -1259,8 +1259,10 @@ static void parse_tma_signal(Parser *p, Stmt *s, const char *hint)
 }
 
 /* `tma buf <- G[...] signal B` (load), `tma buf[:, c +: w] <- G[...] signal B` (load into one
- * column panel of buf) and `tma G[...] <- buf` (store): an indexed left side is a store unless
- * the right side is indexed too. */
+ * column panel of buf), `tma G[...] <- buf` (store) and `tma G[...] <- buf[:, c +: w]` (store
+ * of one column panel): an indexed left side is a store unless the right side is indexed too;
+ * with both sides indexed, `signal` makes it a load and its absence a store (sema then checks
+ * which side is the buffer and says what the other form takes). */
 static void parse_tma(Parser *p, Stmt *s)
 {
 	Token *t = peek(p, 0);
@@ -1270,10 +1272,13 @@ static void parse_tma(Parser *p, Stmt *s)
 		if (!expect(p, T_LARROW, "after tma destination", "write 'tma C[...] <- c'"))
 			return;
 		if (peek(p, 0)->kind == T_IDENT && peek(p, 1)->kind == T_LBRACK) {
-			s->kind = S_TMA_LOAD;   /* a load into a panel of the buffer on the left */
 			s->src = parse_ref(p, "global tensor", "after '<-'");
-			parse_tma_signal(p, s, "a load into a panel completes on a barrier: 'tma buf[:, c +: w] <- G[...] signal full'; "
-			                       "a store copies a whole buffer: 'tma G[...] <- buf'");
+			if (p->panic)
+				return;
+			if (at_kw(p, "signal")) {
+				s->kind = S_TMA_LOAD;   /* a load into a panel of the buffer on the left */
+				parse_tma_signal(p, s, "a load into a panel completes on a barrier: 'tma buf[:, c +: w] <- G[...] signal full'");
+			}
 			return;
 		}
 		Span sp;

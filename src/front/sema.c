@@ -674,11 +674,11 @@ static void check_barrier_use(Sema *s, Stmt *st, const char *verb, bool producer
 	diag_set(&dg->condition, "%s in %s(%s)", s->role->name, producer ? "producers" : "consumers", y->name);
 }
 
-/* A TMA load into part of a buffer: `buf[:, c +: W]`, one whole column panel of a 2-D swizzled
- * buffer whose rows are wider than the swizzle span S (W = S / element size, c a constant
- * multiple of W): the layout the lowering keeps such buffers in (LANGUAGE.md §4.9), one TMA box
- * per panel. False with CK-SEM-027 otherwise. */
-static bool tma_panel_ok(Sema *s, Expr *ref)
+/* A TMA load into, or store from, part of a buffer: `buf[:, c +: W]`, one whole column panel of
+ * a 2-D swizzled buffer whose rows are wider than the swizzle span S (W = S / element size, c a
+ * constant multiple of W): the layout the lowering keeps such buffers in (LANGUAGE.md §4.9), one
+ * TMA box per panel. False with CK-SEM-027 otherwise. */
+static bool tma_panel_ok(Sema *s, Expr *ref, bool load)
 {
 	const Decl *b = ref->sym->decl;
 	int span = b ? swizzle_bytes(b->swizzle) : 0;
@@ -698,8 +698,8 @@ static bool tma_panel_ok(Sema *s, Expr *ref)
 	}
 	if (ok)
 		return true;
-	Diag *d = sema_err(s, "CK-SEM-027", ref->span, "tma load into part of '%s': only one whole column panel of a swizzled "
-	                   "buffer wider than its swizzle span can be named", ref->sym->name);
+	Diag *d = sema_err(s, "CK-SEM-027", ref->span, "tma %s part of '%s': only one whole column panel of a swizzled "
+	                   "buffer wider than its swizzle span can be named", load ? "load into" : "store from", ref->sym->name);
 	sema_loc_sym(d, ref->sym);
 	if (b && w > 0 && cols * esz > span)
 		diag_related(d, b->span, "'%s' declared here: %lld columns, %d-byte swizzle span, so panels of %lld columns",
@@ -707,11 +707,17 @@ static bool tma_panel_ok(Sema *s, Expr *ref)
 	else if (b)
 		diag_related(d, b->span, "'%s' declared here: %s", ref->sym->name,
 		             !span ? "no swizzle, so no panels" : "rows no wider than the swizzle span, so one panel");
-	if (w > 0 && cols * esz > span)
+	if (w > 0 && cols * esz > span && load)
 		diag_set(&d->hint, "write `tma %s[:, p * %lld +: %lld] <- ...` (panel p of %lld), or load the whole buffer",
 		         ref->sym->name, w, w, cols / w);
-	else
+	else if (w > 0 && cols * esz > span)
+		diag_set(&d->hint, "write `tma G[...] <- %s[:, p * %lld +: %lld]` (panel p of %lld), or store the whole buffer",
+		         ref->sym->name, w, w, cols / w);
+	else if (load)
 		diag_set(&d->hint, "load the whole buffer (`tma %s <- ...`); a panel needs `swizzle` and rows wider than its span",
+		         ref->sym->name);
+	else
+		diag_set(&d->hint, "store the whole buffer (`tma G[...] <- %s`); a panel needs `swizzle` and rows wider than its span",
 		         ref->sym->name);
 	return false;
 }
@@ -1039,26 +1045,35 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		bool ok = true;
 		if (!smem || !glob)
 			break;
-		if (st->kind == S_TMA_LOAD && smem->kind == E_INDEX && glob->kind == E_INDEX) {
-			/* `tma G[...] <- buf[...]` parses as a panel load: say what a store takes instead */
+		if (st->kind != S_CP_ASYNC && smem->kind == E_INDEX && glob->kind == E_INDEX) {
+			/* both sides indexed: `signal` made it a load, its absence a store (parse_tma); when the
+			 * buffer is on the other side than that form needs, say which form was meant */
 			Sym *gs = smem->base && smem->base->name ? sema_find(s, smem->base->name) : NULL;
 			Sym *bs = glob->base && glob->base->name ? sema_find(s, glob->base->name) : NULL;
 			if (gs && gs->kind == SYM_PARAM && bs && bs->kind == SYM_SMEM) {
-				Diag *d = sema_err(s, "CK-SEM-027", glob->span, "tma store copies a whole shared buffer; part of '%s' "
-				                   "cannot be stored", bs->name);
+				Diag *d;
+				if (load) {
+					d = sema_err(s, "CK-SEM-027", st->name_span.line ? st->name_span : glob->span,
+					             "tma store from '%s' takes no `signal`: a store completes through its bulk group, which "
+					             "the compiler waits on", bs->name);
+					diag_set(&d->hint, "drop `signal %s`: `tma %s[...] <- %s[...]`", st->name ? st->name : "B", gs->name, bs->name);
+				} else {
+					d = sema_err(s, "CK-SEM-027", st->span, "tma load into a panel of '%s' needs `signal B`: the copy "
+					             "completes on a barrier", bs->name);
+					diag_set(&d->hint, "write `tma %s[...] <- %s[...] signal B`, B a barrier whose producers include this role",
+					         bs->name, gs->name);
+				}
 				sema_loc_sym(d, bs);
 				if (bs->decl)
 					diag_related(d, bs->decl->span, "'%s' declared here", bs->name);
-				diag_set(&d->hint, "write `tma %s[...] <- %s`, with the global box the shape of the whole buffer", gs->name,
-				         bs->name);
 				break;
 			}
 		}
 		/* (the box rules are the global side's: a panel of a buffer may say `:` for its rows) */
 		if (!sema_check_ref(s, smem, load, st->kind != S_CP_ASYNC && smem->kind != E_INDEX))
 			ok = false;
-		else if (st->kind == S_TMA_LOAD && smem->sym->kind == SYM_SMEM && smem->kind == E_INDEX) {
-			if (!tma_panel_ok(s, smem))   /* a column panel of a swizzled buffer, or an error */
+		else if (st->kind != S_CP_ASYNC && smem->sym->kind == SYM_SMEM && smem->kind == E_INDEX) {
+			if (!tma_panel_ok(s, smem, load))   /* a column panel of a swizzled buffer, or an error */
 				ok = false;
 		} else if (smem->sym->kind != SYM_SMEM || (st->kind != S_CP_ASYNC && smem->kind != E_IDENT)) {
 			Diag *d = sema_err(s, "CK-SEM-027", smem->span, "%s needs a whole smem buffer on the %s side, but '%s' is %s",

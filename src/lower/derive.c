@@ -328,6 +328,7 @@ static void derive_smem(Der *d)
 		b->swizzle = s->swizzle;
 		/* the model's layout: one computation for the verifier and the lowering */
 		b->tma_dst = ms->tma_dst;
+		b->tma_src = ms->tma_src;
 		b->wgmma_operand = ms->wgmma_operand;
 		b->align = ms->align;
 		b->stages = ms->stages;
@@ -417,9 +418,12 @@ typedef struct TxState {
 
 /* Bytes a TMA load writes into its buffer per stage: the whole stage, or for a load into one
  * column panel (`tma buf[:, c +: w] <- ...`, checked by sema) that panel's rows x span. */
+/* The shared bytes one TMA copy moves: a whole buffer stage, or one column panel (rows x the
+ * swizzle span) when the shared side names a panel (`buf[:, c +: W]`, sema checked the form). */
 static long long tma_dst_bytes(const PlanBuffer *b, const Stmt *s)
 {
-	if (s->dst && s->dst->kind == E_INDEX && b->swizzle != SWZ_NONE && b->rank == 2)
+	const Expr *sh = s->kind == S_TMA_STORE ? s->src : s->dst;
+	if (sh && sh->kind == E_INDEX && b->swizzle != SWZ_NONE && b->rank == 2)
 		return b->shape[0] * swizzle_bytes(b->swizzle);
 	return b->bytes_per_stage;
 }
@@ -573,25 +577,30 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 	Der *d = st;
 	Plan *p = d->p;
 	Kernel *k = d->k;
-	if (s->kind != S_TMA_LOAD)
+	if (s->kind != S_TMA_LOAD && s->kind != S_TMA_STORE)
 		return;
-	const char *pname = lower_base_name(s->src);
+	bool load = s->kind == S_TMA_LOAD;
+	const Expr *gref = load ? s->src : s->dst, *sref = load ? s->dst : s->src;
+	const char *what = load ? "tma load" : "tma store";
+	const char *pname = lower_base_name(gref);
 	Decl *param = sched_param(&d->m, pname);
-	int bi = plan_buffer_index(p, lower_base_name(s->dst));
-	if (!param || param->space != SP_GLOBAL || !s->src || s->src->kind != E_INDEX || bi < 0) {
-		low_err(d, "CK-LOW-006", s->span, "tma load must copy a slice of a global tensor parameter into a shared buffer");
+	int bi = plan_buffer_index(p, lower_base_name(sref));
+	if (!param || param->space != SP_GLOBAL || !gref || gref->kind != E_INDEX || bi < 0) {
+		low_err(d, "CK-LOW-006", s->span, load ? "tma load must copy a slice of a global tensor parameter into a shared buffer"
+		                                       : "tma store must copy a shared buffer into a slice of a global tensor parameter");
 		return;
 	}
 	PlanBuffer *buf = &p->buffers[bi];
 	int r = param->rank;
-	if (r < 1 || r > d->ti->tma_max_rank || r > MAX_RANK || s->src->nslices != r) {
-		low_err(d, "CK-LOW-006", s->src->span, "tma load from '%s' needs one slice per dimension (rank %d, at most %d)", pname, r, MAX_RANK);
+	if (r < 1 || r > d->ti->tma_max_rank || r > MAX_RANK || gref->nslices != r) {
+		low_err(d, "CK-LOW-006", gref->span, "%s %s '%s' needs one slice per dimension (rank %d, at most %d)", what, load ? "from" : "into",
+		        pname, r, MAX_RANK);
 		return;
 	}
 	int box[MAX_RANK] = {0};
 	long long elems = 1;
 	for (int i = 0; i < r; i++) {
-		Slice *sl = &s->src->slices[r - 1 - i];
+		Slice *sl = &gref->slices[r - 1 - i];
 		long long len = 1;
 		if (sl->kind == SL_RANGE) {
 			if (!eval_expr(sl->len, k, NULL, &len) || len <= 0) {
@@ -618,13 +627,13 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 	int esz = dtype_size(param->dt);
 	int inner_bytes = box[0] * esz;
 	if (inner_bytes % d->ti->tma_inner_align != 0) {
-		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of %d", pname, inner_bytes,
+		Diag *g = low_err(d, "CK-LOW-006", gref->span, "tma box of '%s' has an innermost extent of %d bytes; sm_90a TMA needs a multiple of %d", pname, inner_bytes,
 		                  d->ti->tma_inner_align);
 		diag_set(&g->resource, "%s", pname);
 		return;
 	}
 	if (buf->swizzle != SWZ_NONE && inner_bytes > swizzle_bytes(buf->swizzle)) {
-		Diag *g = low_err(d, "CK-LOW-006", s->src->span, "tma box of '%s' is %d bytes wide, more than the %s swizzle span of buffer '%s'", pname, inner_bytes,
+		Diag *g = low_err(d, "CK-LOW-006", gref->span, "tma box of '%s' is %d bytes wide, more than the %s swizzle span of buffer '%s'", pname, inner_bytes,
 		                  swizzle_name(buf->swizzle), buf->name);
 		diag_set(&g->resource, "%s", buf->name);
 		diag_set(&g->hint, "make the innermost extent of '%s' %d bytes or use a wider swizzle", buf->name, swizzle_bytes(buf->swizzle));
@@ -632,7 +641,7 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 	}
 	if (elems * esz != tma_dst_bytes(buf, s) || param->dt != buf->dt) {
 		Diag *g = low_err(d, "CK-LOW-006", s->span, "tma box of '%s' (%lld x %s) does not fill %s '%s' (%lld bytes per stage)", pname, elems, dtype_name(param->dt),
-		                  s->dst->kind == E_INDEX ? "its panel of buffer" : "buffer", buf->name, tma_dst_bytes(buf, s));
+		                  sref->kind == E_INDEX ? "its panel of buffer" : "buffer", buf->name, tma_dst_bytes(buf, s));
 		diag_set(&g->resource, "%s", buf->name);
 		return;
 	}
@@ -641,6 +650,7 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 		PlanTmap *t = &p->tmaps[i];
 		if (t->param_decl == param && t->swizzle == buf->swizzle && memcmp(t->box, box, sizeof box) == 0) {
 			t->uses[t->nuses++] = s;
+			t->store |= !load;
 			return;
 		}
 	}
@@ -661,6 +671,7 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 	}
 	t->swizzle = buf->swizzle;
 	t->smem_buffer = bi;
+	t->store = !load;
 	t->box_bytes = (int)(elems * esz);
 	int same = 0;
 	for (int i = 0; i < p->ntmaps - 1; i++)
@@ -673,7 +684,7 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 
 static void count_tma(void *st, Stmt *s, const SchedStmt *w)
 {
-	if (s->kind == S_TMA_LOAD)
+	if (s->kind == S_TMA_LOAD || s->kind == S_TMA_STORE)
 		(*(int *)st)++;
 }
 
@@ -1376,7 +1387,7 @@ static void ptr_visit(void *st, Stmt *s, const SchedStmt *w)
 {
 	PtrQ *q = st;
 	const char *names[2] = {NULL, NULL};
-	if (s->kind == S_STORE || s->kind == S_ATOMIC || s->kind == S_TMA_STORE)
+	if (s->kind == S_STORE || s->kind == S_ATOMIC)   /* a TMA store writes through its tensor map */
 		names[0] = lower_base_name(s->dst);
 	if (s->kind == S_LOAD || s->kind == S_CP_ASYNC)
 		names[1] = lower_base_name(s->src);
@@ -1550,9 +1561,9 @@ void plan_print(StrBuf *out, const Plan *p)
 		size_t n = 0;
 		for (int j = 0; j < b->rank && n < sizeof shape - 24; j++)
 			n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%lld", j ? "x" : "", b->shape[j]);
-		sb_printf(out, "  %-10s  %-7lld  %-5d  %-7s  %-6d  %-11lld  %-7lld  %s %s%s%s\n", b->name, b->offset, b->align,
+		sb_printf(out, "  %-10s  %-7lld  %-5d  %-7s  %-6d  %-11lld  %-7lld  %s %s%s%s%s\n", b->name, b->offset, b->align,
 		          swizzle_name(b->swizzle), b->stages, b->bytes_per_stage, b->stage_stride, dtype_name(b->dt), shape,
-		          b->tma_dst ? "  tma-dst" : "", b->wgmma_operand ? "  wgmma" : "");
+		          b->tma_dst ? "  tma-dst" : "", b->tma_src ? "  tma-src" : "", b->wgmma_operand ? "  wgmma" : "");
 		if (b->wgmma_operand)
 			sb_printf(out, "              wgmma descriptor: LBO %d, SBO %d, layout %d (%s)\n", b->desc_lbo, b->desc_sbo, b->desc_layout, swizzle_name(b->swizzle));
 	}
@@ -1586,7 +1597,8 @@ void plan_print(StrBuf *out, const Plan *p)
 		sb_puts(out, ") box (");
 		for (int j = 0; j < t->rank; j++)
 			sb_printf(out, "%s%d", j ? ", " : "", t->box[j]);
-		sb_printf(out, ") %d bytes, swizzle %s -> %s\n", t->box_bytes, swizzle_name(t->swizzle), p->buffers[t->smem_buffer].name);
+		sb_printf(out, ") %d bytes, swizzle %s %s %s\n", t->box_bytes, swizzle_name(t->swizzle), t->store ? "<-" : "->",
+		          p->buffers[t->smem_buffer].name);
 	}
 	if (p->nfrags) {
 		sb_puts(out, "\nfragments\n");

@@ -89,6 +89,7 @@ typedef struct PlanBuffer {
 	int align;                  /* 1024 for 128B/64B/32B swizzle, 128 for TMA/wgmma use, 16 else */
 	Swizzle swizzle;
 	bool tma_dst;               /* filled by a tma load */
+	bool tma_src;               /* read by a tma store */
 	bool wgmma_operand;         /* read by wgmma through a descriptor */
 	/* wgmma descriptor pieces for this buffer (valid when wgmma_operand) */
 	int desc_lbo;               /* leading byte offset, bytes */
@@ -123,7 +124,8 @@ typedef struct PlanTmap {
 	int box[MAX_RANK];          /* box extents in elements, innermost first */
 	int elem_strides[MAX_RANK]; /* all 1 */
 	Swizzle swizzle;            /* CU_TENSOR_MAP_SWIZZLE_* matching the smem buffer */
-	int smem_buffer;            /* index into Plan.buffers it fills */
+	int smem_buffer;            /* index into Plan.buffers it fills (a load) or reads (a store) */
+	bool store;                 /* used by a tma store: the kernel writes the tensor through it */
 	int box_bytes;              /* product(box) * dtype size */
 	const char *var;            /* kernel parameter name, e.g. "tmA" */
 	Stmt **uses;                /* the `tma` statements that use this map */

@@ -488,6 +488,146 @@ static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 	sb_free(&co);
 }
 
+/* ---- TMA stores ----
+ * `tma G[...] <- buf` (or one column panel, `buf[:, c +: W]`) is issued by one thread of the
+ * role, its first (the role's elected thread when it only issues asynchronous work), as
+ * cp.async.bulk.tensor into a bulk group, then commit_group. The copy reads the buffer
+ * asynchronously, so two waits are derived, both by that thread (bulk groups are per thread):
+ * before the role rewrites the buffer while a store from it may still be reading it
+ * (wait_group.read 0, then the role's named barrier, so no thread writes before the wait), and
+ * at the end of the role program, so the CTA does not exit before its stores have read shared
+ * memory. "May still be reading" is decided statically and conservatively: the role has already
+ * issued a store of the buffer, or the write is inside a loop or a persistent tile loop. A
+ * buffer a TMA store reads may be written only by the storing role: another role's writes would
+ * need the wait ordered through a barrier, which is not derived (refused, CK-LOW-006). */
+
+static const char *tstore_issuer(Em *e)
+{
+	return arena_printf(&e->c->arena, "threadIdx.x == %du", e->p->roles[e->role].thread_lo);
+}
+
+/* The shared buffer a statement writes (a store, atomic, TMA load or cp_async into it), or -1. */
+static int smem_written_by(const Plan *p, const Stmt *s)
+{
+	if ((s->kind == S_STORE || s->kind == S_ATOMIC || s->kind == S_TMA_LOAD || s->kind == S_CP_ASYNC) && s->dst)
+		return plan_buffer_index(p, lower_base_name(s->dst));
+	return -1;
+}
+
+/* Mark in src[] the buffers the TMA stores of a statement list read. */
+static void collect_tstores(const Plan *p, Stmt **ss, int n, bool *src)
+{
+	for (int i = 0; i < n; i++) {
+		Stmt *s = ss[i];
+		if (s->kind == S_TMA_STORE && s->src) {
+			int b = plan_buffer_index(p, lower_base_name(s->src));
+			if (b >= 0)
+				src[b] = true;
+		}
+		collect_tstores(p, s->body, s->nbody, src);
+		collect_tstores(p, s->els, s->nels, src);
+	}
+}
+
+/* The first statement of a list that writes one of the buffers marked in src[], or NULL. */
+static Stmt *find_write(const Plan *p, Stmt **ss, int n, const bool *src)
+{
+	for (int i = 0; i < n; i++) {
+		int b = smem_written_by(p, ss[i]);
+		if (b >= 0 && src[b])
+			return ss[i];
+		Stmt *w = find_write(p, ss[i]->body, ss[i]->nbody, src);
+		if (!w)
+			w = find_write(p, ss[i]->els, ss[i]->nels, src);
+		if (w)
+			return w;
+	}
+	return NULL;
+}
+
+/* Refuse a TMA-store source buffer another role writes (see the note above). */
+static void check_tstore_writers(Em *e)
+{
+	const Kernel *k = e->k;
+	for (int i = 0; i < k->nbody; i++) {
+		Stmt *in = k->body[i];
+		if (in->kind != S_IN)
+			continue;
+		bool *src = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(e->p->nbuffers + 1));
+		collect_tstores(e->p, in->body, in->nbody, src);
+		for (int j = 0; j < k->nbody; j++) {
+			Stmt *other = k->body[j];
+			if (j == i || other->kind != S_IN)
+				continue;
+			Stmt *w = find_write(e->p, other->body, other->nbody, src);
+			if (!w)
+				continue;
+			int b = smem_written_by(e->p, w);
+			Diag *d = refuse(e, w->span, "CK-LOW-006", "role '%s' writes '%s', which role '%s' stores through TMA: the wait for a TMA "
+			                 "store's read is derived only inside the storing role", other->name, e->p->buffers[b].name, in->name);
+			diag_set(&d->resource, "%s", e->p->buffers[b].name);
+			diag_set(&d->hint, "fill '%s' in role '%s', or give the other role its own buffer", e->p->buffers[b].name, in->name);
+			return;
+		}
+	}
+}
+
+/* Before a write of buffer b: the role's earlier TMA stores from it must have read it. */
+static void emit_tstore_wait(Em *e, int b, Span sp)
+{
+	const PlanRole *r = &e->p->roles[e->role];
+	ir_comment(e, sp, arena_printf(&e->c->arena, "derived: the TMA stores from %s issued before have read it before it is rewritten",
+	                               e->p->buffers[b].name));
+	if (e->elected) {
+		line(e, "bulk_wait_read<0>();");
+		return;
+	}
+	line(e, "if (%s)", tstore_issuer(e));
+	line(e, "	bulk_wait_read<0>();");
+	line(e, "named_bar_sync(%du, %du);   /* role %s's threads wait for it */", e->role + 1, r->nthreads, r->name);
+}
+
+static void emit_tma_store(Em *e, Stmt *s, Scope sc)
+{
+	const Plan *p = e->p;
+	int ti = plan_tmap_of(p, s);
+	int buf = s->src ? plan_buffer_index(p, lower_base_name(s->src)) : -1;
+	if (ti < 0 || buf < 0) {
+		refuse(e, s->span, "CK-LOW-006", "tma store could not be matched to a tensor map and a buffer");
+		return;
+	}
+	const PlanTmap *t = &p->tmaps[ti];
+	char *saddr = buf_addr(e, buf, sc, s->span);
+	if (s->src->kind == E_INDEX) {   /* one column panel (sema checked it) */
+		const PlanBuffer *b = &p->buffers[buf];
+		long long c = 0, pcols = span_of(b) / dtype_size(b->dt);
+		if (!eval_expr(s->src->slices[1].start, e->k, NULL, &c) || span_of(b) == b->row_bytes) {
+			refuse(e, s->span, "CK-LOW-006", "tma store from a panel of '%s': the panel's first column is not a constant", b->name);
+			return;
+		}
+		saddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", saddr, c / pcols * panel_bytes(b), c / pcols);
+	}
+	StrBuf co = {0};
+	for (int i = 0; i < t->rank; i++) {
+		const Slice *sl = &s->dst->slices[t->rank - 1 - i];
+		sb_puts(&co, ", ");
+		sb_puts(&co, sl->kind == SL_ALL ? "0" : cexpr(e, sl->start));
+	}
+	e->need_store_rank[t->rank] = true;
+	ir_comment(e, s->span, "one thread issues the copy into a bulk group");
+	const char *pre = "";
+	if (!e->elected) {
+		line(e, "if (%s) {", tstore_issuer(e));
+		pre = "\t";
+	}
+	line(e, "%stma_store_%dd(&%s, %s%s);", pre, t->rank, t->var, saddr, sb_str(&co));
+	line(e, "%sbulk_commit();", pre);
+	if (!e->elected)
+		line(e, "}");
+	e->tstore_issued[buf] = true;
+	sb_free(&co);
+}
+
 /* Operand check for wgmma: an smem buffer, transposed or not. */
 static int wgmma_operand(Em *e, const Expr *x, bool *transposed)
 {
@@ -2560,6 +2700,9 @@ static void collect_sums(Em *e, const Expr *x, int *n)
 
 static void emit_stmt(Em *e, Stmt *s, Scope sc)
 {
+	int wb = smem_written_by(e->p, s);
+	if (wb >= 0 && e->tstore_src && e->tstore_src[wb] && (e->loops > 0 || e->p->persistent || e->tstore_issued[wb]))
+		emit_tstore_wait(e, wb, s->span);
 	switch (s->kind) {
 	case S_FOR:
 		emit_for(e, s, sc);
@@ -2590,6 +2733,9 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 		return;
 	case S_TMA_LOAD:
 		emit_tma_load(e, s, sc);
+		return;
+	case S_TMA_STORE:
+		emit_tma_store(e, s, sc);
 		return;
 	case S_WGMMA:
 		emit_wgmma(e, s, sc);
@@ -2652,12 +2798,12 @@ static void emit_stmt(Em *e, Stmt *s, Scope sc)
 	}
 	default: {
 		static const char *names[] = {
-			[S_IN] = "nested `in`", [S_TMA_STORE] = "tma store", [S_CP_ASYNC] = "cp_async", [S_MMA] = "mma (sm_80 mma.sync)",
+			[S_IN] = "nested `in`", [S_CP_ASYNC] = "cp_async", [S_MMA] = "mma (sm_80 mma.sync)",
 			[S_LOAD] = "load", [S_ATOMIC] = "atomic_add",
 		};
 		const char *nm = (s->kind < (int)NELEM(names) && names[s->kind]) ? names[s->kind] : "statement";
 		Diag *d = refuse(e, s->span, "CK-LOW-002", "%s is not lowered yet for sm_90a", nm);
-		diag_set(&d->hint, "the sm_90a lowering covers roles, pipelined loops, wait/arrive, tma loads, wgmma, wgmma_wait, frag = 0 and accumulator stores");
+		diag_set(&d->hint, "the sm_90a lowering covers roles, pipelined loops, wait/arrive, tma loads and stores, wgmma, wgmma_wait, frag = 0 and accumulator stores");
 		return;
 	}
 	}
@@ -2797,6 +2943,9 @@ static void emit_role(Em *e, Stmt *in)
 			line(e, "u32 %s_phase = 0u;   /* barrier %s: flips after each wait */", p->barriers[i].name, p->barriers[i].name);
 	Scope sc = {NULL, NULL};
 	e->armed = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbarriers + 1));
+	e->tstore_src = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbuffers + 1));
+	e->tstore_issued = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbuffers + 1));
+	collect_tstores(p, in->body, in->nbody, e->tstore_src);
 	if (p->persistent) {
 		line(e, "for (int cake_tile = blockIdx.x; cake_tile < cake_tiles; cake_tile += gridDim.x) {   /* persistent: walk the tiles */");
 		e->ind++;
@@ -2819,6 +2968,19 @@ static void emit_role(Em *e, Stmt *in)
 		e->ind--;
 		line(e, "}");
 	}
+	bool stores = false;
+	for (int b = 0; b < p->nbuffers; b++)
+		stores |= e->tstore_issued[b];
+	if (stores) {
+		ir_comment(e, in->span, "derived: the role's TMA stores have read shared memory before the CTA exits");
+		if (e->elected) {
+			line(e, "bulk_wait_read<0>();");
+		} else {
+			line(e, "if (%s)", tstore_issuer(e));
+			line(e, "\tbulk_wait_read<0>();");
+		}
+	}
+	e->tstore_src = e->tstore_issued = NULL;
 	emit_hang(e, -1, "0u", "0u", sc, in->span, true);
 	if (e->elected) {
 		e->ind--;
@@ -2909,6 +3071,7 @@ bool lower_sm90(Ctx *c, Kernel *k, const Plan *p, StrBuf *cuda, bool debug_hang)
 		e.file = slash ? slash + 1 : path ? path : "?";
 	}
 	check_names(&e);
+	check_tstore_writers(&e);
 
 	/* kernel signature */
 	sb_printf(&body, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", p->block_threads, k->name);

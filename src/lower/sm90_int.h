@@ -34,6 +34,11 @@ typedef struct Em {
 	bool elected;       /* current role runs on one elected thread */
 	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
+	bool need_store_rank[6]; /* tma_store_Nd wrappers (and the bulk-group helpers) needed */
+	/* TMA stores of the current role (emit_role): src[b] the role stores buffer b through TMA,
+	 * issued[b] a store of b has been emitted so far (its read may still be pending) */
+	bool *tstore_src;
+	bool *tstore_issued;
 	bool need_pack[DT__COUNT];
 	bool need_red;      /* red_add_* wrappers (atomic_add) needed */
 	bool need_gmem;     /* ld/st global helpers of sm90_vec.c needed */

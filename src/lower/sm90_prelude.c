@@ -16,7 +16,9 @@
  *              commit / wait and smem descriptors, 16-bit float packing and
  *              rounding);
  *   TMA        one tma_load_<R>d per tensor rank R the kernel loads
- *              (cp.async.bulk.tensor, completes on an mbarrier);
+ *              (cp.async.bulk.tensor, completes on an mbarrier), one
+ *              tma_store_<R>d per rank it stores (into a bulk group) and then
+ *              bulk_commit / bulk_wait_read<N> (commit_group, wait_group.read);
  *   wgmma      one mma_async wrapper per (A/B dtype, N, A in registers?,
  *              B N-major?) combination used, with the operand list
  *              generated for exactly that N (N/2 f32 accumulators), and
@@ -27,7 +29,7 @@
  *   hang_note  the --debug-hang flight recorder, only when asked for.
  *
  * Every block sits behind its own #ifndef guard (CAKE_SM90_PRELUDE,
- * CAKE_TMA_LOAD_<R>D, CAKE_WGMMA_..., CAKE_RED_ADD, CAKE_SM90_GMEM,
+ * CAKE_TMA_LOAD_<R>D, CAKE_TMA_STORE_<R>D, CAKE_BULK_GROUP, CAKE_WGMMA_..., CAKE_RED_ADD, CAKE_SM90_GMEM,
  * CAKE_HANG_NOTE), so kernels can share one translation unit without
  * duplicate definitions. Nothing here looks at the kernel itself: the
  * functions are pure text generators over their parameters, and
@@ -278,6 +280,45 @@ static void emit_tma_wrapper(StrBuf *o, int rank)
 	sb_puts(o, " : \"memory\");\n}\n#endif\n");
 }
 
+/* TMA store of one box from shared memory into a rank-R tensor, into the issuing thread's bulk
+ * group; the bulk-group commit and the wait for the group's reads, shared by every rank. */
+static void emit_tma_store_wrapper(StrBuf *o, int rank)
+{
+	sb_printf(o, "\n#ifndef CAKE_TMA_STORE_%dD\n#define CAKE_TMA_STORE_%dD\n", rank, rank);
+	sb_printf(o, "/* TMA store of one box of a rank-%d tensor from shared memory, into this thread's bulk\n"
+	             " * group (bulk_commit closes it). Coordinates innermost first. */\n", rank);
+	sb_printf(o, "__device__ __forceinline__ void tma_store_%dd(const CUtensorMap *map, u32 src", rank);
+	for (int i = 0; i < rank; i++)
+		sb_printf(o, ", int c%d", i);
+	sb_puts(o, ")\n{\n\tasm volatile(\n");
+	sb_printf(o, "\t\t\"cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group\"\n", rank);
+	sb_puts(o, "\t\t\" [%0, {");
+	for (int i = 0; i < rank; i++)
+		sb_printf(o, "%s%%%d", i ? ", " : "", 2 + i);
+	sb_puts(o, "}], [%1];\\n\"\n\t\t:: \"l\"((u64)map), \"r\"(src)");
+	for (int i = 0; i < rank; i++)
+		sb_printf(o, ", \"r\"(c%d)", i);
+	sb_puts(o, " : \"memory\");\n}\n#endif\n");
+}
+
+static void emit_bulk_group(StrBuf *o)
+{
+	sb_puts(o,
+	        "\n#ifndef CAKE_BULK_GROUP\n#define CAKE_BULK_GROUP\n"
+	        "/* Close this thread's bulk group of TMA stores. */\n"
+	        "__device__ __forceinline__ void bulk_commit(void)\n"
+	        "{\n"
+	        "\tasm volatile(\"cp.async.bulk.commit_group;\\n\" ::: \"memory\");\n"
+	        "}\n"
+	        "\n"
+	        "/* Wait until at most N of this thread's bulk groups still read their shared-memory source. */\n"
+	        "template <int N> __device__ __forceinline__ void bulk_wait_read(void)\n"
+	        "{\n"
+	        "\tasm volatile(\"cp.async.bulk.wait_group.read %0;\\n\" :: \"n\"(N) : \"memory\");\n"
+	        "}\n"
+	        "#endif\n");
+}
+
 /* wgmma.mma_async m64nNk16, f32 accumulators d[0 .. N/2), scale_d = 0 overwrites,
  * 1 accumulates. A from shared memory (descriptor; K-major, or M-major with trans-a = 1)
  * or registers (4 x b32 of packed 16-bit pairs); B from shared memory, K-major or N-major
@@ -363,9 +404,16 @@ static void emit_debug_helper(StrBuf *o)
 void sm90_prelude_emit(StrBuf *o, const Em *e, bool debug_hang)
 {
 	emit_prelude(o);
-	for (int r = 1; r <= 5; r++)
+	bool stores = false;
+	for (int r = 1; r <= 5; r++) {
 		if (e->need_rank[r])
 			emit_tma_wrapper(o, r);
+		if (e->need_store_rank[r])
+			emit_tma_store_wrapper(o, r);
+		stores |= e->need_store_rank[r];
+	}
+	if (stores)
+		emit_bulk_group(o);
 	for (int f = 0; f < 2; f++)
 		for (int n = 1; n <= 32; n++)
 			for (int v = 0; v < 8; v++)   /* bit 0: B N-major, 1: A in registers, 2: A M-major */

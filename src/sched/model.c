@@ -623,7 +623,7 @@ static int ring_stages(const Sched *v, int pipe)
 	return v->pipes[pipe].stages > 0 ? v->pipes[pipe].stages : 1;
 }
 
-/* Which buffers a TMA load fills and which wgmma reads: their alignment. */
+/* Which buffers a TMA load fills, a TMA store reads and wgmma reads: their alignment. */
 static void mark_smem_uses(Sched *v)
 {
 	for (int i = 0; i < v->nst; i++) {
@@ -633,6 +633,10 @@ static void mark_smem_uses(Sched *v)
 			int m = sched_smem(v, sched_refname(s->dst));
 			if (m >= 0)
 				v->smems[m].tma_dst = true;
+		} else if (s->kind == S_TMA_STORE) {
+			int m = sched_smem(v, sched_refname(s->src));
+			if (m >= 0)
+				v->smems[m].tma_src = true;
 		} else if (s->kind == S_WGMMA && sched_matmul_ops(s, &a, &b)) {
 			int ma = sched_smem(v, sched_refname(a)), mb = sched_smem(v, sched_refname(b));
 			if (ma >= 0)
@@ -651,7 +655,7 @@ static void layout_smem(Sched *v)
 		SchedSmem *b = &v->smems[m];
 		b->stages = ring_stages(v, b->pipe);
 		b->align = b->d->swizzle != SWZ_NONE ? ALIGN_SWIZZLE
-		         : b->tma_dst || b->wgmma_operand ? ALIGN_ASYNC : ALIGN_MIN;
+		         : b->tma_dst || b->tma_src || b->wgmma_operand ? ALIGN_ASYNC : ALIGN_MIN;
 		b->stride = b->bytes >= 0 ? round_up(b->bytes, b->align) : 0;
 		b->offset = -1;
 	}

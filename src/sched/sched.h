@@ -88,6 +88,7 @@ typedef struct SchedSmem {
 	long long elems;      /* per stage, -1 if unknown */
 	long long bytes;      /* per stage, -1 if unknown */
 	bool tma_dst;         /* some TMA load fills it */
+	bool tma_src;         /* some TMA store reads it */
 	bool wgmma_operand;   /* some wgmma reads it as an operand (through a descriptor) */
 	/* the shared-memory layout (see "Shared-memory layout" above) */
 	int stages;           /* copies: the ring's stages (at least 1), 1 if not a ring */

@@ -1,10 +1,10 @@
 # s5.4-tma-store-part-of-buffer.cake
-# Checks §5.4: a TMA store copies a whole shared buffer; naming part of one (here a panel of xs)
-# is refused with the store's form as the hint.
+# Checks §5.4: a TMA store copies a whole shared buffer or one whole column panel of it; the
+# upper half of xs's rows is neither, and the hint names the panel form.
 # Expected: CK-SEM-027
 kernel tma_store_part target sm_90a
   param X:   global bf16[B, 64, 128]
-  param Out: global f32[B, 64, 128]
+  param Out: global bf16[B, 64, 128]
   grid (B) as (b)
   role load warps 0..3
   role work warps 4..11
@@ -19,7 +19,6 @@ kernel tma_store_part target sm_90a
   in work {
     wait full
     load t <- xs[:, :]
-    store Out[b, :, :] <- f32(t) * 2.0
-    tma Out[b, 0 +: 64, 0 +: 64] <- xs[:, 0 +: 64] signal full
+    tma Out[b, 0 +: 32, 0 +: 128] <- xs[0 +: 32, :]
   }
 }

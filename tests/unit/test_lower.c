@@ -630,6 +630,95 @@ static void test_refuse_unlowered_statement(void **state)
 	free(src);
 }
 
+/* §5.4 TMA stores: the epilogue through a swizzled staging buffer, one box per 64-column panel.
+ * The plan has C's tensor map (a store: C is not passed as a pointer, the buffer is 1024-aligned
+ * as the source of a 128B-swizzled box); the CUDA issues each panel's store on one thread into a
+ * bulk group and waits for the group's reads before the CTA exits; in a persistent grid it also
+ * waits before the staging buffer is rewritten by the next tile. A buffer the storing role does
+ * not own alone is refused. */
+static void test_tma_store(void **state)
+{
+	const char *from[] = {"stages 4", "  barrier full", "    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n"};
+	const char *to[] = {"stages 3", "  smem cs: bf16[128, 256] swizzle 128B\n  barrier full",
+	                    "    store cs[:, :] <- bf16(acc)\n    fence proxy_async\n    sync mma\n"
+	                    "    tma C[bm * 128 +: 128, bn * 256 +: 64] <- cs[:, 0 +: 64]\n"
+	                    "    tma C[bm * 128 +: 128, bn * 256 + 64 +: 64] <- cs[:, 64 +: 64]\n"
+	                    "    tma C[bm * 128 +: 128, bn * 256 + 128 +: 64] <- cs[:, 128 +: 64]\n"
+	                    "    tma C[bm * 128 +: 128, bn * 256 + 192 +: 64] <- cs[:, 192 +: 64]\n"};
+	char *src = gemm_with_all(from, to, 3);
+	Fx f;
+	fx_open(&f, src);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	int cm = -1;
+	for (int i = 0; i < p->ntmaps; i++)
+		if (!strcmp(p->tmaps[i].param, "C"))
+			cm = i;
+	assert_true(cm >= 0);
+	assert_true(p->tmaps[cm].store);
+	assert_int_equal(p->tmaps[cm].box[0], 64);
+	assert_int_equal(p->tmaps[cm].box[1], 128);
+	assert_int_equal(p->tmaps[cm].swizzle, SWZ_128B);
+	assert_int_equal(p->tmaps[cm].nuses, 4);
+	int cs = plan_buffer_index(p, "cs");
+	assert_true(cs >= 0 && p->buffers[cs].tma_src && p->buffers[cs].offset % 1024 == 0);
+	for (int i = 0; i < p->nargs; i++)
+		assert_false(p->args[i].kind == ARG_PTR && !strcmp(p->args[i].name, "C"));
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	const char *s = sb_str(&cu);
+	const char *must[] = {
+		"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+		"tma_store_2d(&tmC, smem_cs + 0u /* panel 0 */, bn * 256, bm * 128);",
+		"tma_store_2d(&tmC, smem_cs + 49152u /* panel 3 */, bn * 256 + 192, bm * 128);",
+		"before the CTA exits",
+	};
+	expect_all(s, must, NELEM(must));
+	assert_int_equal(count_of(s, "bulk_commit();"), 4 + 0);
+	assert_null(strstr(s, "issued before have read it"));   /* one tile per CTA: nothing to wait for */
+	sb_free(&cu);
+	fx_close(&f);
+	free(src);
+
+	/* persistent: the next tile's store into cs waits for the previous tile's TMA stores */
+	const char *pfrom[] = {from[0], from[1], from[2], "grid ("};
+	const char *pto[] = {to[0], to[1], to[2], "grid persistent ("};
+	char *pers = gemm_with_all(pfrom, pto, 4);
+	fx_open(&f, pers);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	cu = (StrBuf){0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	s = sb_str(&cu);
+	const char *wait = strstr(s, "issued before have read it"), *st = strstr(s, "st_shared_u32(base_ + so_");
+	assert_true(wait && st && wait < st);
+	assert_non_null(strstr(wait, "named_bar_sync(2u, 256u);   /* role mma's threads wait for it */"));
+	sb_free(&cu);
+	fx_close(&f);
+	free(pers);
+
+	/* another role writing the store's source: refused, naming both roles */
+	const char *xfrom[] = {"stages 4", "  barrier full", "    store C[bm * 128 +: 128, bn * 256 +: 256] <- bf16(acc)\n",
+	                       "      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full\n"};
+	const char *xto[] = {"stages 2", "  smem cs: bf16[128, 256] swizzle 128B\n  barrier full", to[2],
+	                     "      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full\n"
+	                     "      tma cs[:, 0 +: 64] <- C[bm * 128 +: 128, bn * 256 +: 64] signal full\n"};
+	src = gemm_with_all(xfrom, xto, 4);
+	expect_refused(src, "CK-LOW-006");
+	fx_open(&f, src);
+	p = derive_plan(&f.c, f.k);
+	cu = (StrBuf){0};
+	assert_false(lower_sm90(&f.c, f.k, p, &cu, false));
+	bool named = false;
+	for (int i = 0; i < f.dl.n; i++)
+		if (strstr(f.dl.items[i]->msg, "role 'load' writes 'cs', which role 'mma' stores through TMA"))
+			named = true;
+	assert_true(named);
+	sb_free(&cu);
+	fx_close(&f);
+	free(src);
+}
+
 static void test_smem_limit(void **state)
 {
 	char *src = gemm_with("stages 4", "stages 5");
@@ -1414,6 +1503,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_plan),
 		cmocka_unit_test(test_own_tma_wait_not_free),
 		cmocka_unit_test(test_gemm_cuda),
+		cmocka_unit_test(test_tma_store),
 		cmocka_unit_test(test_debug_hang),
 		cmocka_unit_test(test_persistent),
 		cmocka_unit_test(test_grouped_raster),

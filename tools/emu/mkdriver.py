@@ -111,9 +111,17 @@ if len(args) != 2:
 cu, outp = args
 src = open(cu).read()
 m = re.search(r'// Launch: (\d+) threads per block, \d+ bytes of dynamic shared memory, grid \((.*)\)\.', src)
-if not m or 'persistent' in m.group(0):
+pm = re.search(r'// Launch: (\d+) threads per block, \d+ bytes of dynamic shared memory, grid min\(#SMs, (.*)\) CTAs \(persistent\)', src)
+if pm:
+    # a persistent grid: min(#SMs, tiles) CTAs walk the tiles; the emulator's "SMs" are few
+    # (SIMT_EMU_SMS, default 3), so each CTA runs several tiles and whatever its roles carry
+    # from one tile to the next (ring stages, phases, pending TMA stores) is exercised
+    threads, tiles = pm.group(1), pm.group(2)
+    grid = ['emu_sms() < (long long)(%s) ? emu_sms() : (long long)(%s)' % (tiles, tiles)]
+elif not m or 'persistent' in m.group(0):
     sys.exit('mkdriver: no plain launch line in %s' % cu)
-threads, grid = m.group(1), split_top(m.group(2))
+else:
+    threads, grid = m.group(1), split_top(m.group(2))
 while len(grid) < 3:
     grid.append('1')
 k = src.index('extern "C" __global__')

@@ -4,7 +4,7 @@
  * A testing aid (tests/lower/emu.sh, tests/lower/kmeans_emu.sh), not a product: it lets a
  * machine without a GPU execute the kernels that use SIMT work — thread tiles, thread
  * vectors, element reads, warp shuffles, named barriers, `__shared__` scratch, global and
- * shared-memory atomics, TMA box loads completing on mbarriers — so their layouts, shuffle
+ * shared-memory atomics, TMA box loads completing on mbarriers, TMA stores — so their layouts, shuffle
  * trees, index arithmetic and synchronisation are checked against the float64 oracles, not
  * just compiled. wgmma is modelled too (emu_wgmma below, wrapped per variant by mkdriver.py):
  * its operands are read from shared memory by the PTX ISA's canonical layouts — the
@@ -41,7 +41,10 @@
  * pattern of CU_TENSOR_MAP_SWIZZLE_128B/64B/32B), and completes the box's bytes as
  * transactions on its mbarrier. The map's encoding rules (16-byte aligned base and strides,
  * box extents <= 256, a swizzled row no wider than the swizzle span) are checked, because
- * cuTensorMapEncodeTiled would refuse a map that breaks them.
+ * cuTensorMapEncodeTiled would refuse a map that breaks them. A TMA store reads its shared
+ * source only when the issuing thread waits for its bulk group (bulk_wait_read), the latest
+ * moment the hardware allows, so a kernel that rewrites the source before that wait stores the
+ * new data; a store never waited for when the CTA exits is reported as an error.
  *
  * Threads switch by a few instructions of assembly on x86-64 (the callee-saved registers,
  * MXCSR and the x87 control word), ucontext elsewhere and under AddressSanitizer: glibc's
@@ -131,6 +134,7 @@ struct Thread {
 	long long wgen = 0;
 	const MBar *wmbar = nullptr;
 	u32 wphase = 0;
+	int bulk_groups = 0;          /* bulk groups of TMA stores this thread has committed */
 };
 inline std::vector<Thread> th;
 inline int cur = 0;
@@ -151,6 +155,11 @@ inline MBar mbar_state[MAXMBAR];
 inline int nmbars = 0;
 struct TmaOp { u32 dst, bar; CUtensorMap map; int c[5]; };
 inline std::vector<TmaOp> tma_pending;   /* issued, not landed */
+/* TMA stores issued and not yet read: a store reads its shared source only when its thread
+ * waits for the group (bulk_wait_read), the latest moment the hardware allows, so a kernel
+ * that rewrites the source before that wait stores the new data and fails its check */
+struct TmaStoreOp { u32 src; CUtensorMap map; int c[5]; unsigned tid; int group; };
+inline std::vector<TmaStoreOp> tstore_pending;
 static void land_tma();
 inline uint64_t shuffle_state = 0;   /* SIMT_EMU_SHUFFLE: 0 = natural order */
 inline bool shuffle_read = false;
@@ -233,6 +242,7 @@ static bool run_cta(unsigned nthreads)
 		bars[i] = Bar();
 	nmbars = 0;
 	tma_pending.clear();
+	tstore_pending.clear();
 	for (unsigned i = 0; i < nthreads; i++) {
 		Thread &t = th[i];
 		if (!t.stack) {
@@ -248,6 +258,7 @@ static bool run_cta(unsigned nthreads)
 		t.done = false;
 		t.wbar = nullptr;
 		t.wmbar = nullptr;
+		t.bulk_groups = 0;
 #if EMU_ASM_SWITCH
 		/* the frame emu_swap pops: MXCSR and the x87 control word, r15..r12, rbx, rbp, then
 		 * entry() as the return address; above it a zero "return address" of entry(), so the
@@ -299,8 +310,15 @@ static bool run_cta(unsigned nthreads)
 			land_tma();
 			continue;
 		}
-		if (all)
+		if (all) {
+			if (!tstore_pending.empty()) {
+				fprintf(stderr, "simt_emu: CTA (%u, %u, %u): thread %u exits with a TMA store whose read of shared memory was "
+				        "never waited for (cp.async.bulk.wait_group.read)\n", block_idx.x, block_idx.y, block_idx.z,
+				        tstore_pending[0].tid);
+				return false;
+			}
 			return true;
+		}
 		if (!any) {
 			fprintf(stderr, "simt_emu: CTA (%u, %u, %u): every thread waits at a barrier; deadlock\n", block_idx.x, block_idx.y,
 			        block_idx.z);
@@ -624,6 +642,84 @@ static inline void tma_load_5d(u32 d, const CUtensorMap *m, u32 b, int c0, int c
 {
 	int c[5] = {c0, c1, c2, c3, c4};
 	emu_tma_load(d, m, b, c);
+}
+
+/* The number of "SMs" a persistent grid is launched on (SIMT_EMU_SMS, default 3). */
+static inline long long emu_sms()
+{
+	const char *e = getenv("SIMT_EMU_SMS");
+	long long n = e ? atoll(e) : 3;
+	return n > 0 ? n : 3;
+}
+
+/* TMA stores: queued by the issuing thread into its open bulk group; read (and written to the
+ * tensor, elements outside it dropped as the hardware drops them) when that thread waits for
+ * the group. The map's base is the output tensor, which the driver allocated writable. */
+static inline void emu_tma_store(const CUtensorMap *map, u32 src, const int *c)
+{
+	emu::TmaStoreOp op;
+	op.src = src, op.map = *map, op.tid = emu::th[emu::cur].tid, op.group = emu::th[emu::cur].bulk_groups;
+	for (int i = 0; i < 5; i++)
+		op.c[i] = i < map->rank ? c[i] : 0;
+	if (src % 128 != 0)
+		emu::fail("TMA store source not 128-byte aligned");
+	emu::tstore_pending.push_back(op);
+}
+static void emu_tma_store_land(const emu::TmaStoreOp &op)
+{
+	const CUtensorMap &m = op.map;
+	long long n = 1;
+	for (int i = 0; i < m.rank; i++)
+		n *= m.box[i];
+	int idx[5] = {0, 0, 0, 0, 0};
+	for (long long e = 0; e < n; e++) {
+		long long off = 0;
+		bool in = true;
+		for (int i = 0; i < m.rank; i++) {
+			long long g = (long long)op.c[i] + idx[i];
+			in = in && g >= 0 && g < m.dims[i];
+			off += g * m.strides[i];
+		}
+		u32 a = op.src + (u32)(e * m.esize);
+		a ^= ((a >> 7) & m.swz_mask) << 4;
+		const unsigned char *sp = emu_sptr(a, (u32)m.esize);
+		if (in)
+			memcpy((unsigned char *)m.base + off, sp, (size_t)m.esize);
+		for (int i = 0; i < m.rank && ++idx[i] == m.box[i]; i++)
+			idx[i] = 0;
+	}
+}
+static inline void bulk_commit() { emu::th[emu::cur].bulk_groups++; }
+/* Read every store of this thread's committed groups but the newest N. */
+template <int N> static inline void bulk_wait_read()
+{
+	unsigned tid = emu::th[emu::cur].tid;
+	int upto = emu::th[emu::cur].bulk_groups - N;
+	std::vector<emu::TmaStoreOp> keep;
+	for (const emu::TmaStoreOp &op : emu::tstore_pending) {
+		if (op.tid == tid && op.group < upto)
+			emu_tma_store_land(op);
+		else
+			keep.push_back(op);
+	}
+	emu::tstore_pending.swap(keep);
+}
+static inline void tma_store_1d(const CUtensorMap *m, u32 s, int c0) { int c[1] = {c0}; emu_tma_store(m, s, c); }
+static inline void tma_store_2d(const CUtensorMap *m, u32 s, int c0, int c1) { int c[2] = {c0, c1}; emu_tma_store(m, s, c); }
+static inline void tma_store_3d(const CUtensorMap *m, u32 s, int c0, int c1, int c2)
+{
+	int c[3] = {c0, c1, c2};
+	emu_tma_store(m, s, c);
+}
+static inline void tma_store_4d(const CUtensorMap *m, u32 s, int c0, int c1, int c2, int c3)
+{
+	int c[4] = {c0, c1, c2, c3};
+	emu_tma_store(m, s, c);
+}
+static inline void tma_store_5d(const CUtensorMap *m, u32 s, int c0, int c1, int c2, int c3, int c4)
+{
+	int c[5] = {c0, c1, c2, c3, c4};
+	emu_tma_store(m, s, c);
 }
 
 /* ---- wgmma.mma_async m64nNk16 (bf16 / f16 inputs, f32 accumulators): a model ---- */
