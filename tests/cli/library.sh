@@ -22,20 +22,22 @@ run library gemm --explain M=1,N=2
 expect "library --explain missing K" 2 err 'the shape has no K'
 
 run library gemm --explain M=1000,N=4096,K=4096
-expect "explain gemm ragged M" 0 out 'route: padded' out 'M 1000 -> 1024' out 'then ws_128x256_s4' out 'A in place'
+expect "explain gemm ragged M" 0 out 'route: padded' out 'M 1000 -> 1024' out 'then ws_128x256_s3' out 'A in place'
 run library gemm --explain M=8192,N=8192,K=8192
 expect "explain gemm large" 0 out 'route: persistent_128x256'
 run library gemm --explain M=2048,N=1408,K=64
-expect "explain gemm N % 256 != 0" 0 out 'route: ws_128x128_s5'
+expect "explain gemm N % 256 != 0" 0 out 'route: persistent_128x128'
 run library gemm --explain M=256,N=3072,K=3072
 expect "explain gemm small M, short K: 64-row tiles" 0 out 'route: ws_64x128_s8'
-run library gemm --explain M=1024,N=5120,K=5120
-expect "explain gemm a partial last wave: stream-K" 0 out 'route: streamk_128x256' out '16 groups of 8 CTAs, 100 K steps each' \
+run library gemm --explain M=1024,N=5120,K=13824
+expect "explain gemm a partial last wave: stream-K" 0 out 'route: streamk_128x256' out '16 groups of 8 CTAs, 270 K steps each' \
 	out 'against 2 waves of 160 tiles'
+run library gemm --explain M=1024,N=5120,K=5120
+expect "explain gemm 1.2 waves, K = 5120: 128x128 tiles over stream-K" 0 out 'route: persistent_128x128'
 run library gemm --explain M=256,N=11008,K=4096
-expect "explain gemm two row blocks: no stream-K" 0 out 'route: ws_128x256_s4'
+expect "explain gemm two row blocks: no stream-K" 0 out 'route: ws_128x256_s3'
 run library gemm --explain M=4096,N=768,K=3072
-expect "explain gemm N = 768: one wave of 128x192 tiles" 0 out 'route: ws_128x192_s5'
+expect "explain gemm N = 768: one wave of 128x192 tiles" 0 out 'route: ws_128x192_s4'
 run library gemm --explain M=1024,N=4096,K=72
 expect "explain gemm ragged K" 0 out 'K 72 -> 128' out 'C written in place' out 'workspace 0 bytes'
 run library gemm --explain M=64,N=64,K=12
@@ -51,7 +53,7 @@ expect "explain kmeans D = 96" 1 out "'D == 64 \|\| D == 128' is false"
 run library gemm --explain M=100,N=256,K=64 --brief --explain M=128,N=256,K=64
 expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_64x128_s8 128x256x64$' out '^M=128,N=256,K=64 ws_64x128_s8$'
 run library gemm --explain M=1024,N=4096,K=64 --brief --explain M=4096,N=4096,K=64 --explain M=256,N=4096,K=64
-expect "explain --brief: the tile-count heuristics" 0 out '^M=1024,N=4096,K=64 ws_128x256_s4$' \
+expect "explain --brief: the tile-count heuristics" 0 out '^M=1024,N=4096,K=64 ws_128x256_s3$' \
 	out '^M=4096,N=4096,K=64 persistent_128x256$' out '^M=256,N=4096,K=64 ws_64x128_s8$'
 
 printf '# narrow\nM %% 128 == 0, K <= 8192\n' > "$T/dom.txt"
@@ -194,7 +196,7 @@ RC=$?
 expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
 	out '^route rc=1 .*route 8 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
 	out '^forced-sk rc=3 .*streamk_128x256 cannot take M=17024 .*M / 128 <= 132' \
-	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 8: persistent_128x256 ws_128x256_s4 ws_128x128_s5 splitk_128x128 ws_128x192_s5 ws_64x128_s8 streamk_128x256 padded; route\(1000,4096,4096\)=7 ws=8388608; route\(0,1,8\)=-2' \
+	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 8: persistent_128x256 ws_128x256_s3 persistent_128x128 splitk_128x128 ws_128x192_s4 ws_64x128_s8 streamk_128x256 padded; route\(1000,4096,4096\)=7 ws=0; route\(0,1,8\)=-2' \
 	out '^version cake_gemm '
 "$T/driver" kmeans calls > "$T/out" 2>"$T/err"
 RC=$?

@@ -158,6 +158,43 @@ MUTATE='s|j_ < 24; ++j_|j_ < 16; ++j_|' acc_case gemm_128x192 kernels/gemm/gemm_
 acc_case gemm_64x128 kernels/gemm/gemm_ws_64x128_s8.cake gemm 192 38 M=192 N=256 K=384
 # ... and it must be able to fail: the stores stop after 64 of the tile's 128 columns
 MUTATE='s|j_ < 16; ++j_|j_ < 8; ++j_|' acc_case gemm_64x128 kernels/gemm/gemm_ws_64x128_s8.cake gemm 64 39 M=64 N=256 K=384
+# the library's tiles with the epilogue through shared memory and TMA stores (kernels/gemm/gemm_tma.cake):
+# persistent grids on 3 emulated SMs, so each CTA stores several tiles through one staging buffer
+# and the derived wait for a store's read runs between them
+F=kernels/gemm/gemm_tma.cake
+KERNEL=gemm_bf16_tma_p128x256 acc_case gemm_tma_p128x256 $F gemm 640 41 M=640 N=256 K=384
+KERNEL=gemm_bf16_tma_128x256 acc_case gemm_tma_128x256 $F gemm 256 42 M=256 N=256 K=384
+KERNEL=gemm_bf16_tma_p128x128 acc_case gemm_tma_p128x128 $F gemm 512 43 M=512 N=256 K=384
+KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192 $F gemm384 256 44 M=256 N=384 K=384
+KERNEL=gemm_bf16_tma_64x128 acc_case gemm_tma_64x128 $F gemm 192 47 M=192 N=256 K=384
+# ... and it must be able to fail: without the derived wait before the staging buffer is
+# rewritten, a tile's TMA stores read the next tile's values (the emulator reads a store's
+# source only when its thread waits for it, the latest moment the hardware allows)
+KERNEL=gemm_bf16_tma_p128x256 MUTATE='/issued before have read it before it is rewritten/{n;n;s|bulk_wait_read<0>();|(void)0;|}' \
+	acc_case gemm_tma_p128x256 $F gemm 640 48 M=640 N=256 K=384
+# ... and without the wait at the end of the role, the CTA exits with a store still reading
+# shared memory, which the emulator reports as an error of the run
+d=$TMP/gemm_tma_exit
+mkdir -p "$d"
+if "$CAKE" build $F --kernel gemm_bf16_tma_128x256 --emit=cuda -o "$d/k.cu" 2>"$d/err" &&
+   sed -i '/before the CTA exits/{n;n;s|bulk_wait_read<0>();|(void)0;|}' "$d/k.cu" &&
+   "$CAKE" build $F --kernel gemm_bf16_tma_128x256 --emit=plan -o "$d/plan" 2>>"$d/err" &&
+   python3 tools/emu/mkdriver.py "$d/k.cu" "$d/drv.cpp" --plan "$d/plan" &&
+   g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$d/drv" "$d/drv.cpp" 2>>"$d/err" &&
+   "$TMP/acc_emu" gen-gemm "$d" 256 49; then
+	if "$d/drv" "$d" B=256 M=256 N=256 K=384 >"$d/run" 2>&1; then
+		bad "gemm_tma_128x256 without the exit wait: the emulated run succeeded"
+	elif grep -q 'never waited for' "$d/run"; then
+		ok "gemm_tma_128x256 without the exit wait (broken on purpose) fails: $(grep -o 'exits with a TMA store.*' "$d/run" | head -1)"
+	else
+		bad "gemm_tma_128x256 without the exit wait failed otherwise: $(head -3 "$d/run")"
+	fi
+else
+	bad "gemm_tma_128x256 exit-wait case does not build: $(head -5 "$d/err")"
+fi
+rm -rf "$d"
+# ... and with the second panel's box stored from the first panel
+KERNEL=gemm_bf16_tma_128x256 MUTATE='s|smem_cs + 16384u /\* panel 1 \*/|smem_cs + 0u|' acc_case gemm_tma_128x256 $F gemm 128 50 M=128 N=256 K=384
 # the split-K route of the GEMM library: uneven slices of K into f32 partials, then their sum
 KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 256 33 M=256 N=256 K=1088 S=2
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3

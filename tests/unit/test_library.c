@@ -291,7 +291,7 @@ static void test_explain_text(void **state)
 	assert_int_equal(lib_explain(&ls, v, 0, &out), 7);   /* CAKE_GEMM_ROUTE_PADDED */
 	assert_non_null(strstr(sb_str(&out), "route: padded"));
 	assert_non_null(strstr(sb_str(&out), "M 1000 -> 1024"));
-	assert_non_null(strstr(sb_str(&out), "then ws_128x256_s4"));
+	assert_non_null(strstr(sb_str(&out), "then ws_128x256_s3"));
 	assert_non_null(strstr(sb_str(&out), "A in place"));
 	sb_free(&out);
 	long long bad[3] = {64, 64, 12};
@@ -299,7 +299,7 @@ static void test_explain_text(void **state)
 	assert_non_null(strstr(sb_str(&out), "'K % 8 == 0' is false"));
 	sb_free(&out);
 	assert_int_equal(lib_route_line(&ls, v, 0, &out), 7);
-	assert_string_equal(sb_str(&out), "padded>ws_128x256_s4 1024x4096x4096");
+	assert_string_equal(sb_str(&out), "padded>ws_128x256_s3 1024x4096x4096");
 	sb_free(&out);
 	lib_unload(&ls);
 	sb_free(&err);

@@ -42,12 +42,12 @@ extern "C" {
 
 /* Routes, in guard order (cake_gemm_explain prints each guard). */
 #define CAKE_GEMM_ROUTE_AUTO (-1)
-#define CAKE_GEMM_ROUTE_PERSISTENT 0   /* gemm_persistent.cake, 128x256 tiles, one CTA per SM */
-#define CAKE_GEMM_ROUTE_WS_128X256 1   /* gemm_ws_128x256_s4.cake */
-#define CAKE_GEMM_ROUTE_WS_128X128 2   /* gemm_ws_128x128_s5.cake */
+#define CAKE_GEMM_ROUTE_PERSISTENT 0   /* gemm_tma.cake: 128x256 tiles, one CTA per SM walks them */
+#define CAKE_GEMM_ROUTE_WS_128X256 1   /* gemm_tma.cake: 128x256 tiles, one CTA per tile (at most one wave) */
+#define CAKE_GEMM_ROUTE_PERSISTENT_128X128 2   /* gemm_tma.cake: 128x128 tiles, one CTA per SM walks them */
 #define CAKE_GEMM_ROUTE_SPLITK 3       /* gemm_splitk.cake: K in S slices, f32 partials in the workspace, then their sum */
-#define CAKE_GEMM_ROUTE_WS_128X192 4   /* gemm_ws_128x192_s5.cake: one wave of 128x192 tiles (N % 192 == 0) */
-#define CAKE_GEMM_ROUTE_WS_64X128 5    /* gemm_ws_64x128_s8.cake: 64x128 tiles, one consumer warpgroup (small M) */
+#define CAKE_GEMM_ROUTE_WS_128X192 4   /* gemm_tma.cake: one wave of 128x192 tiles (N % 192 == 0) */
+#define CAKE_GEMM_ROUTE_WS_64X128 5    /* gemm_tma.cake: 64x128 tiles, one consumer warpgroup (small M) */
 #define CAKE_GEMM_ROUTE_STREAMK 6      /* gemm_streamk.cake: 128x256 tiles, K steps shared out evenly (stream-K), pieces in the workspace, then their sum */
 #define CAKE_GEMM_ROUTE_PADDED 7       /* zero-padded copies to the tiles, then one of the above */
 

@@ -13,7 +13,7 @@ import types
 
 from . import _native as nat
 
-ROUTES = ("persistent_128x256", "ws_128x256_s4", "ws_128x128_s5", "splitk_128x128", "ws_128x192_s5", "ws_64x128_s8",
+ROUTES = ("persistent_128x256", "ws_128x256_s3", "persistent_128x128", "splitk_128x128", "ws_128x192_s4", "ws_64x128_s8",
           "streamk_128x256", "padded")
 AUTO = -1
 

@@ -1,0 +1,233 @@
+# gemm_tma — the GEMM library's tiles with the epilogue through shared memory: C = A · Bᵀ, bf16
+# in/out, f32 accumulation, A [M, K] and B [N, K] K-major (the layout of kernels/gemm/README.md).
+#
+# Every kernel here is one of the library's tile shapes (docs/LIBRARY.md) with the same main loop
+# as its direct-store twin (gemm_persistent.cake, gemm_ws_*.cake): one TMA producer warpgroup
+# feeds a ring of A and B tiles, the wgmma consumer warpgroups (64 rows each, `split m`) take
+# them. What differs is the epilogue. The direct kernels store the accumulator to C from
+# registers: 4-byte stores in the accumulator layout, each warp instruction half-filling eight
+# 32-byte sectors, issued by the same warps that must then start the next tile's products. Here
+# the consumers write the tile once, as bf16, into `cs` (128B-swizzled, so the eight rows a warp
+# writes at once land in eight different banks), publish it to the async proxy (fence + the
+# role's named barrier), and one thread hands it to the TMA unit, one box per 64-column panel
+# (`tma C[...] <- cs[:, c +: 64]`, LANGUAGE.md §5.4). The stores run while the consumers go on:
+# in the persistent kernels the producer has already filled the ring for the next tile, so the
+# epilogue of one tile overlaps the main loop of the next. The compiler derives the rest
+# (LOWERING.md, "TMA stores"): the bulk-group commit, the wait that keeps `cs` from being
+# rewritten before the previous tile's stores have read it, and the wait before the CTA exits.
+#
+# The staging buffer costs shared memory, so each kernel has one ring stage fewer than its
+# direct twin where the twin used it all (128x256: 3 stages + 64 KiB; 128x192: 4 + 48 KiB).
+# On an H200 (bench/RESULTS.md, session 11 call 2, `cake run --time`, cuBLAS in the same call)
+# the persistent 128x256 kernel ran 8192x3072x768 in 59.7 us against 84.6 for the direct
+# persistent kernel (cuBLAS 59.8), 4096x8192x2048 in 181.2 against 211.7 (cuBLAS 182.4) and
+# 8192^3 in 1369 against 1463 (cuBLAS 1408).
+#
+# Shape domains: the tile divides M and N, K % 64 == 0, K >= 64 (each kernel's `domain` line).
+
+# 128x256 tiles, persistent (one CTA per SM walks the tiles, grouped raster of 16 row blocks so
+# the CTAs in flight share A and B in L2), a 3-stage ring (48 KiB per stage) + 64 KiB of cs.
+kernel gemm_bf16_tma_p128x256 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64
+  grid persistent (N / 256, M / 128) as (bn, bm) group 16
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 3
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[256, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 256] swizzle 128B     # the epilogue's staging tile, 4 panels of 64 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 256] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 128 +: 128, bn * 256 +: 64] <- cs[:, 0 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 64 +: 64] <- cs[:, 64 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 128 +: 64] <- cs[:, 128 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 192 +: 64] <- cs[:, 192 +: 64]
+  }
+}
+
+# 128x256 tiles, one CTA per tile (for at most one wave of tiles), the same ring and cs.
+kernel gemm_bf16_tma_128x256 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 256 == 0, K % 64 == 0, K >= 64
+  grid (N / 256, M / 128) as (bn, bm)
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 3
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[256, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 256] swizzle 128B     # the epilogue's staging tile, 4 panels of 64 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 256] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 256 +: 256, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 128 +: 128, bn * 256 +: 64] <- cs[:, 0 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 64 +: 64] <- cs[:, 64 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 128 +: 64] <- cs[:, 128 +: 64]
+    tma C[bm * 128 +: 128, bn * 256 + 192 +: 64] <- cs[:, 192 +: 64]
+  }
+}
+
+# 128x128 tiles, persistent, grouped raster of 8, a 5-stage ring (32 KiB per stage) + 32 KiB of cs.
+kernel gemm_bf16_tma_p128x128 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 128 == 0, K % 64 == 0, K >= 64
+  grid persistent (N / 128, M / 128) as (bn, bm) group 8
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 5
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[128, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 128] swizzle 128B     # the epilogue's staging tile, 2 panels of 64 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 128 +: 128, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 128 +: 128, bn * 128 +: 64] <- cs[:, 0 +: 64]
+    tma C[bm * 128 +: 128, bn * 128 + 64 +: 64] <- cs[:, 64 +: 64]
+  }
+}
+
+# 128x192 tiles (N = 768: 4096x768 is 128 of them where 128x256 tiles make 96), one CTA per
+# tile, a 4-stage ring (40 KiB per stage) + 48 KiB of cs.
+kernel gemm_bf16_tma_128x192 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 192 == 0, K % 64 == 0, K >= 64
+  grid (N / 192, M / 128) as (bn, bm)
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 4
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[192, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 192] swizzle 128B     # the epilogue's staging tile, 3 panels of 64 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 192] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 192 +: 192, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 128 +: 128, bn * 192 +: 64] <- cs[:, 0 +: 64]
+    tma C[bm * 128 +: 128, bn * 192 + 64 +: 64] <- cs[:, 64 +: 64]
+    tma C[bm * 128 +: 128, bn * 192 + 128 +: 64] <- cs[:, 128 +: 64]
+  }
+}
+
+# 64x128 tiles for small M: one consumer warpgroup, an 8-stage ring (24 KiB per stage) + 16 KiB of cs.
+kernel gemm_bf16_tma_64x128 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 64 == 0, N % 128 == 0, K % 64 == 0, K >= 64
+  grid (N / 128, M / 64) as (bn, bm)
+  role load warps 0..3 regs 40
+  role mma  warps 4..7 regs 232
+  pipeline ab stages 8
+  smem a: bf16[64, 64] swizzle 128B ring ab
+  smem b: bf16[128, 64] swizzle 128B ring ab
+  smem cs: bf16[64, 128] swizzle 128B     # the epilogue's staging tile, 2 panels of 64 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 1
+  frag acc: f32[64, 128] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 64 +: 64, k * 64 +: 64] signal full
+      tma b <- B[bn * 128 +: 128, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 64 +: 64, bn * 128 +: 64] <- cs[:, 0 +: 64]
+    tma C[bm * 64 +: 64, bn * 128 + 64 +: 64] <- cs[:, 64 +: 64]
+  }
+}
