@@ -34,6 +34,8 @@ static int lib_user_domain(const void *lx, const long long *v, const char **fail
 #include "rt/gemm_dispatch.inc"
 #include "rt/kmeans_dispatch.inc"
 
+_Static_assert(GEMM_NFD <= LIB_MAX_FD && GEMM_NROUTES <= LIB_MAX_ROUTES, "LibVerdict holds every GEMM dim and route");
+
 /* ---- family descriptors ---- */
 
 static const char *const gemm_vars[] = {"M", "N", "K"};
@@ -395,8 +397,9 @@ int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *o)
 		gemm_fd(Mp, Np, Kp, d);
 		o->launch_kid[o->nlaunch] = gemm_route_kid[sub];
 		memcpy(o->launch_dims[o->nlaunch++], d, sizeof d);
-		if (sub == GEMM_R_SPLITK || sub == GEMM_R_STREAMK) {   /* the partials' sum, at the same dims */
-			o->launch_kid[o->nlaunch] = sub == GEMM_R_SPLITK ? KID_gemm_splitk_reduce : KID_gemm_streamk_fixup;
+		if (sub == GEMM_R_SPLITK || sub == GEMM_R_STREAMK || sub == GEMM_R_STREAMK_128X128) {   /* the partials' sum, at the same dims */
+			o->launch_kid[o->nlaunch] = sub == GEMM_R_SPLITK ? KID_gemm_splitk_reduce
+			                          : sub == GEMM_R_STREAMK ? KID_gemm_streamk_fixup : KID_gemm_streamk128_fixup;
 			memcpy(o->launch_dims[o->nlaunch++], d, sizeof d);
 		}
 		return 0;

@@ -144,7 +144,8 @@ int lib_explain(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
 int lib_route_line(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
 
 /* What a shape runs, for the domain tests: every guard evaluated on its own. */
-#define LIB_MAX_ROUTES 8
+#define LIB_MAX_ROUTES 12
+#define LIB_MAX_FD 12          /* family dims a verdict records per launch (GEMM_NFD, KM_NFD at most) */
 #define LIB_MAX_LAUNCH 8
 typedef struct LibVerdict {
 	bool in_domain;
@@ -155,7 +156,7 @@ typedef struct LibVerdict {
 	int route[2];                     /* the dispatcher's choice per axis (first true guard) */
 	int nlaunch;                      /* kernels the shape launches, at the dims they get */
 	int launch_kid[LIB_MAX_LAUNCH];
-	long long launch_dims[LIB_MAX_LAUNCH][8];   /* family dims (fd order) */
+	long long launch_dims[LIB_MAX_LAUNCH][LIB_MAX_FD];   /* family dims (fd order) */
 	size_t ws_bytes;                  /* gemm: the workspace of the route */
 } LibVerdict;
 

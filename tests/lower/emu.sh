@@ -223,20 +223,24 @@ chain_drivers() {
 # of cut tiles into P; gemm_streamk_fixup sums the pieces into C. Two drivers over one
 # directory (the first one's C and P renamed to the second one's inputs), checked against
 # float64 products. streamk_run M N K IPC SEED [WANT]
+# With SK_W=128 it runs the 128x128 pair of kernels/gemm/gemm_streamk_128x128.cake (dims NGN, IPCN).
 streamk_run() {
 	M=$1 N=$2 K=$3 ipc=$4 seed=$5 want=${6:-0}
-	ng=$(( (N / 256 * (K / 64) + ipc - 1) / ipc ))
-	label="gemm_streamk M=$M N=$N K=$K IPC=$ipc NG=$ng"
+	w=${SK_W:-256}
+	if [ "$w" = 128 ]; then skf=kernels/gemm/gemm_streamk_128x128.cake skk=gemm_bf16_streamk128 skx=gemm_streamk128_fixup sfx=N
+	else skf=kernels/gemm/gemm_streamk.cake skk=gemm_bf16_streamk skx=gemm_streamk_fixup sfx=; fi
+	ng=$(( (N / w * (K / 64) + ipc - 1) / ipc ))
+	label="$(basename $skf .cake) M=$M N=$N K=$K IPC=$ipc NG=$ng"
 	d=$TMP/streamk.$seed
 	mkdir -p "$d"
-	chain_drivers kernels/gemm/gemm_streamk.cake "$d" "$label" gemm_bf16_streamk gemm_streamk_fixup || return
+	chain_drivers $skf "$d" "$label" $skk $skx || return
 	"$TMP/acc_emu" gen-streamk "$d" "$M" "$N" "$K" "$ng" "$seed" || { bad "$label: gen"; return; }
-	if ! "$d/gemm_bf16_streamk" "$d" M="$M" N="$N" K="$K" NG="$ng" IPC="$ipc" >"$d/run" 2>&1; then
+	if ! "$d/$skk" "$d" M="$M" N="$N" K="$K" NG$sfx="$ng" IPC$sfx="$ipc" >"$d/run" 2>&1; then
 		bad "$label: the emulated stream-K kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	mv "$d/C.out" "$d/C.bin"
 	mv "$d/P.out" "$d/P.bin"
-	if ! "$d/gemm_streamk_fixup" "$d" M="$M" N="$N" NG="$ng" IPC="$ipc" KS=$((K / 64)) >"$d/run" 2>&1; then
+	if ! "$d/$skx" "$d" M="$M" N="$N" NG$sfx="$ng" IPC$sfx="$ipc" KS=$((K / 64)) >"$d/run" 2>&1; then
 		bad "$label: the emulated fixup kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	"$TMP/acc_emu" check-streamk "$d" "$M" "$N" "$K" "$ng" "$seed" >"$d/chk" 2>&1
@@ -254,6 +258,11 @@ streamk_run 256 512 640 4 42
 streamk_run 128 768 256 5 43
 # ... and it must be able to fail: the fixup drops the last piece of every cut tile
 MUTATE='s|gg < (gb + 1)|gg < gb|' streamk_run 128 512 640 7 44 1
+# the 128x128 pair: tiles cut in two and in three, whole tiles beside cut ones, two row blocks
+SK_W=128 streamk_run 256 384 640 7 51
+SK_W=128 streamk_run 128 512 384 4 52
+SK_W=128 streamk_run 256 640 256 6 53
+SK_W=128 MUTATE='s|gg < (gb + 1)|gg < gb|' streamk_run 128 512 384 4 54 1
 # the chunked KDA prefill sketch, whole: TMA and mbarriers (the emulator's models), the ring,
 # every primitive above, against the float64 recurrence with the kda family's tolerance
 # (tests/lower/kda_emu.c with `kv`: the sketch's parameter names, K-first states)

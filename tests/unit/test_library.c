@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "lib/lib.h"
+#include "lib/rt/cake_gemm.h"
 
 /* Check the launch of kid at family dims fd: domain, grid limits, TMA strides. */
 /* Is kid the kernel named name in ls's family? */
@@ -157,21 +158,26 @@ static void test_gemm_grid(void **state)
 				int k0 = vd.launch_kid[0], k1 = vd.nlaunch > 1 ? vd.launch_kid[1] : -1;
 				bool split = vd.nlaunch == 2 && splits && vd.launch_dims[1][3] == S0 &&
 				             is_kernel(&ls, k0, "gemm_bf16_splitk") && is_kernel(&ls, k1, "gemm_splitk_reduce");
-				bool sk = vd.nlaunch == 2 && is_kernel(&ls, k0, "gemm_bf16_streamk") && is_kernel(&ls, k1, "gemm_streamk_fixup") &&
-				          !memcmp(vd.launch_dims[0], vd.launch_dims[1], sizeof vd.launch_dims[0]);
-				if (vd.nlaunch != 1 && !split && !sk)
+				bool same = vd.nlaunch == 2 && !memcmp(vd.launch_dims[0], vd.launch_dims[1], sizeof vd.launch_dims[0]);
+				bool sk = same && is_kernel(&ls, k0, "gemm_bf16_streamk") && is_kernel(&ls, k1, "gemm_streamk_fixup");
+				bool skn = same && is_kernel(&ls, k0, "gemm_bf16_streamk128") && is_kernel(&ls, k1, "gemm_streamk128_fixup");
+				int r0 = vd.route[0];
+				if (vd.nlaunch != 1 && !split && !sk && !skn)
 					fail_msg("%s: %d launches (the padded shape has no direct route?)", what, vd.nlaunch);
-				if (split != (vd.route[0] == 3 || (vd.route[0] == 7 && splits && is_kernel(&ls, k0, "gemm_bf16_splitk"))))
-					fail_msg("%s: the split-K kernels launched by route %d", what, vd.route[0]);
-				if (sk != (vd.route[0] == 6 || (vd.route[0] == 7 && is_kernel(&ls, k0, "gemm_bf16_streamk"))))
-					fail_msg("%s: the stream-K kernels launched by route %d", what, vd.route[0]);
+				if (split != (r0 == CAKE_GEMM_ROUTE_SPLITK || (r0 == CAKE_GEMM_ROUTE_PADDED && splits && is_kernel(&ls, k0, "gemm_bf16_splitk"))))
+					fail_msg("%s: the split-K kernels launched by route %d", what, r0);
+				if (sk != (r0 == CAKE_GEMM_ROUTE_STREAMK || (r0 == CAKE_GEMM_ROUTE_PADDED && is_kernel(&ls, k0, "gemm_bf16_streamk"))))
+					fail_msg("%s: the stream-K kernels launched by route %d", what, r0);
+				if (skn != (r0 == CAKE_GEMM_ROUTE_STREAMK_128X128 ||
+				            (r0 == CAKE_GEMM_ROUTE_PADDED && is_kernel(&ls, k0, "gemm_bf16_streamk128"))))
+					fail_msg("%s: the 128x128 stream-K kernels launched by route %d", what, r0);
 				const long long *d = vd.launch_dims[0];
-				if (sk) {   /* the plan covers every K step of the column blocks, no CTA empty */
-					long long ncol = d[1] / 256 * (d[2] / 64), ng = d[4], ipc = d[5];
+				if (sk || skn) {   /* the plan covers every K step of the column blocks, no CTA empty */
+					long long w = sk ? 256 : 128, ncol = d[1] / w * (d[2] / 64), ng = d[sk ? 4 : 7], ipc = d[sk ? 5 : 8];
 					if (ipc < 1 || ng * ipc < ncol || (ng - 1) * ipc >= ncol || ng * (d[0] / 128) > 132 || d[6] != d[2] / 64)
-						fail_msg("%s: stream-K plan NG %lld, IPC %lld, KS %lld for %lld steps", what, ng, ipc, d[6], ncol);
+						fail_msg("%s: stream-K (%lld wide) plan NG %lld, IPC %lld, KS %lld for %lld steps", what, w, ng, ipc, d[6], ncol);
 				}
-				if (vd.route[0] == 7) {   /* padded: the least tile multiples covering the shape */
+				if (r0 == CAKE_GEMM_ROUTE_PADDED) {   /* padded: the least tile multiples covering the shape */
 					if (d[0] != ceil_to(M, 128) || d[2] != ceil_to(K, 64) ||
 					    (d[1] != ceil_to(N, 128) && d[1] != ceil_to(N, 256)) || d[1] < N)
 						fail_msg("%s: padded to %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -181,7 +187,7 @@ static void test_gemm_grid(void **state)
 					LibVerdict pv;
 					lib_verdict(&ls, d, 0, &pv);
 					check_guards(&pv, what);
-					if (pv.route[0] == 7)
+					if (pv.route[0] == CAKE_GEMM_ROUTE_PADDED)
 						fail_msg("%s: the padded shape takes the padded route again", what);
 				} else if (d[0] != M || d[1] != N || d[2] != K) {
 					fail_msg("%s: a direct route launched at %lldx%lldx%lld", what, d[0], d[1], d[2]);
@@ -189,10 +195,10 @@ static void test_gemm_grid(void **state)
 				for (int l = 0; l < vd.nlaunch; l++)
 					check_launch(&ls, vd.launch_kid[l], vd.launch_dims[l], what);
 			}
-	print_message("gemm: %lld shapes served (persistent %lld, ws_128x256 %lld, ws_128x128 %lld, split-K %lld, ws_128x192 %lld, "
-	              "ws_64x128 %lld, stream-K %lld, padded %lld), %lld refused\n", served, hits[0], hits[1], hits[2], hits[3],
-	              hits[4], hits[5], hits[6], hits[7], refused);
-	for (int r = 0; r < 8; r++)
+	print_message("gemm: %lld shapes served (persistent %lld, ws_128x256 %lld, persistent_128x128 %lld, split-K %lld, "
+	              "ws_128x192 %lld, ws_64x128 %lld, stream-K %lld, stream-K 128x128 %lld, padded %lld), %lld refused\n", served,
+	              hits[0], hits[1], hits[2], hits[3], hits[4], hits[5], hits[6], hits[7], hits[8], refused);
+	for (int r = 0; r <= CAKE_GEMM_ROUTE_PADDED; r++)
 		assert_true(hits[r] > 0);
 	assert_true(refused > 0);
 	sb_free(&err);
@@ -288,7 +294,7 @@ static void test_explain_text(void **state)
 	StrBuf err = {0}, out = {0};
 	assert_int_equal(lib_load(&ls, lib_family("gemm"), "kernels/gemm", CAKE_DERIVE, NULL, &err), 0);
 	long long v[3] = {1000, 4096, 4096};
-	assert_int_equal(lib_explain(&ls, v, 0, &out), 7);   /* CAKE_GEMM_ROUTE_PADDED */
+	assert_int_equal(lib_explain(&ls, v, 0, &out), CAKE_GEMM_ROUTE_PADDED);
 	assert_non_null(strstr(sb_str(&out), "route: padded"));
 	assert_non_null(strstr(sb_str(&out), "M 1000 -> 1024"));
 	assert_non_null(strstr(sb_str(&out), "then ws_128x256_s3"));
@@ -298,7 +304,7 @@ static void test_explain_text(void **state)
 	assert_true(lib_explain(&ls, bad, 0, &out) < 0);
 	assert_non_null(strstr(sb_str(&out), "'K % 8 == 0' is false"));
 	sb_free(&out);
-	assert_int_equal(lib_route_line(&ls, v, 0, &out), 7);
+	assert_int_equal(lib_route_line(&ls, v, 0, &out), CAKE_GEMM_ROUTE_PADDED);
 	assert_string_equal(sb_str(&out), "padded>ws_128x256_s3 1024x4096x4096");
 	sb_free(&out);
 	lib_unload(&ls);
