@@ -297,10 +297,12 @@ R("CK-RACE-004", CAT_SAFETY, SEV_ERROR, 1, "shared buffer written by two unorder
   "the other waits on; otherwise the writes race. Writes whose regions fold to constants and "
   "are disjoint in some dimension (two warpgroups staging their halves of a tile) are "
   "accepted; TMA writes cover the whole buffer."),
-R("CK-RACE-005", CAT_SAFETY, SEV_ERROR, 1, "generic store read by the async proxy without a fence",
+R("CK-RACE-005", CAT_SAFETY, SEV_ERROR, 2, "generic store read by the async proxy without a fence",
   "A plain `store` to shared memory is a generic-proxy write; TMA stores and wgmma read through "
   "the async proxy. A `fence proxy_async` must come after the store and before the handoff "
-  "(arrive) or the async read, in the writing role."),
+  "(arrive) or the async read, in the writing role. A TMA store is issued by one thread, so "
+  "the stores of the role's other threads must also be behind a `sync` of the role (after the "
+  "fence) before it (version 2)."),
 R("CK-RACE-006", CAT_SAFETY, SEV_ERROR, 1, "accumulator read while wgmma in flight",
   "The accumulator of an asynchronous wgmma holds undefined values until its group retires; "
   "reading or overwriting it (assignment, store, epilogue math) needs a preceding "

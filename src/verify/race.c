@@ -27,7 +27,9 @@
  *                  walked twice so groups carried over from the previous
  *                  iteration are seen; those read the previous stage, which
  *                  only conflicts when the ring has one stage;
- *   two writers (004), proxy fence (005), cross-role read (007).
+ *   two writers (004), proxy fence (005: and, before a TMA store, which one thread
+ *                  issues, the role's `sync` after the other threads' stores),
+ *                  cross-role read (007).
  */
 #include "verify_int.h"
 
@@ -429,6 +431,7 @@ typedef struct SeqState {
 	int counter;         /* source of fresh generations */
 	long budget;         /* statement visits left (loops are walked twice per level) */
 	int pending[MAXS];   /* statement index of an unfenced generic store, -1 */
+	int unsynced[MAXS];  /* statement index of a generic store no `sync` of the role followed yet, -1 */
 	int role;
 } SeqState;
 
@@ -568,8 +571,25 @@ static void seq_stmt(Sched *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 			for (int m = 0; m < ns; m++)
 				st->pending[m] = -1;
 		return;
+	case S_SYNC:
+		if (!s->name || !strcmp(s->name, v->roles[st->role].name))
+			for (int m = 0; m < ns; m++)
+				if (st->pending[m] < 0)   /* the barrier orders the stores only once they are fenced */
+					st->unsynced[m] = -1;
+		return;
 	case S_TMA_STORE: {
 		int m = sched_smem(v, sched_refname(s->src));
+		/* one thread issues the store: the other threads' writes must be behind the role's barrier */
+		if (m >= 0 && m < ns && st->pending[m] < 0 && st->unsynced[m] >= 0 && once(v, ri, st->unsynced[m], 5)) {
+			const char *rn = v->roles[st->role].name;
+			Diag *d = v_report(v, "CK-RACE-005", v->st[st->unsynced[m]].s->span, st->role, v->smems[m].name, -1, -1,
+			                   "'%s' is written by every thread of role '%s' and then read by a TMA store one thread "
+			                   "issues, with no `sync %s` between the fence and the TMA store", v->smems[m].name, rn, rn);
+			diag_set(&d->condition, "sync %s between the fenced store and the TMA store", rn);
+			diag_set(&d->hint, "add `sync %s` after `fence proxy_async`", rn);
+			diag_related(d, s->span, "the TMA store reads it here");
+			st->unsynced[m] = -1;
+		}
 		if (m >= 0 && m < ns && st->pending[m] >= 0 && once(v, ri, st->pending[m], 5)) {
 			Diag *d = v_report(v, "CK-RACE-005", v->st[st->pending[m]].s->span, st->role,
 			                   v->smems[m].name, -1, -1, "'%s' is written with a plain store and then "
@@ -588,7 +608,7 @@ static void seq_stmt(Sched *v, RaceInfo *ri, SeqState *st, Stmt *s, int depth)
 	if (s->kind == S_STORE || s->kind == S_CP_ASYNC || s->kind == S_ATOMIC) {
 		int m = sched_smem_written(v, s);
 		if (m >= 0 && m < ns && v->tgt == TGT_SM90A)
-			st->pending[m] = idx;
+			st->pending[m] = st->unsynced[m] = idx;
 	}
 	/* fragment accesses */
 	const char *ids[64];
@@ -638,7 +658,7 @@ void verify_race(Sched *v)
 		st.role = r;
 		st.budget = 200000;
 		for (int m = 0; m < MAXS; m++)
-			st.pending[m] = -1;
+			st.pending[m] = st.unsynced[m] = -1;
 		seq_body(v, ri, &st, prog->body, prog->nbody, 0);
 	}
 }
