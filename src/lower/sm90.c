@@ -438,6 +438,33 @@ static long long panel_bytes(const PlanBuffer *b)
 	return b->shape[0] * span_of(b);
 }
 
+/* The shared address of a TMA copy's buffer side `ref` (a whole buffer, or one column panel
+ * `buf[:, c +: W]` that sema checked: panel c / W, rows x span bytes each), or NULL after a
+ * refusal. what names the copy for the message ("tma load into", "tma store from"). */
+static char *tma_smem_addr(Em *e, int buf, const Expr *ref, Scope sc, Span sp, const char *what)
+{
+	char *addr = buf_addr(e, buf, sc, sp);
+	if (ref->kind != E_INDEX)
+		return addr;
+	const PlanBuffer *b = &e->p->buffers[buf];
+	long long c = 0, pcols = span_of(b) / dtype_size(b->dt);
+	if (!eval_expr(ref->slices[1].start, e->k, NULL, &c) || span_of(b) == b->row_bytes) {
+		refuse(e, sp, "CK-LOW-006", "%s a panel of '%s': the panel's first column is not a constant", what, b->name);
+		return NULL;
+	}
+	return arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", addr, c / pcols * panel_bytes(b), c / pcols);
+}
+
+/* ", c0, c1, ..." : a TMA box's coordinates from the global slice starts, innermost first. */
+static void tma_coords(Em *e, StrBuf *co, const Expr *gref, int rank)
+{
+	for (int i = 0; i < rank; i++) {
+		const Slice *sl = &gref->slices[rank - 1 - i];
+		sb_puts(co, ", ");
+		sb_puts(co, sl->kind == SL_ALL ? "0" : cexpr(e, sl->start));
+	}
+}
+
 static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 {
 	const Plan *p = e->p;
@@ -451,25 +478,11 @@ static void emit_tma_load(Em *e, Stmt *s, Scope sc)
 	const PlanTmap *t = &p->tmaps[ti];
 	char *stage;
 	char *baddr = bar_addr(e, bi, sc, s->span, &stage);
-	char *daddr = buf_addr(e, buf, sc, s->span);
-	if (s->dst->kind == E_INDEX) {   /* one column panel (sema checked it): panel c / w, rows x span bytes each */
-		const PlanBuffer *b = &p->buffers[buf];
-		long long c = 0, pcols = span_of(b) / dtype_size(b->dt);
-		if (!eval_expr(s->dst->slices[1].start, e->k, NULL, &c) || span_of(b) == b->row_bytes) {
-			refuse(e, s->span, "CK-LOW-006", "tma load into a panel of '%s': the panel's first column is not a constant", b->name);
-			return;
-		}
-		daddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", daddr, c / pcols * panel_bytes(b), c / pcols);
-	}
+	char *daddr = tma_smem_addr(e, buf, s->dst, sc, s->span, "tma load into");
+	if (!daddr)
+		return;
 	StrBuf co = {0};
-	for (int i = 0; i < t->rank; i++) {
-		const Slice *sl = &s->src->slices[t->rank - 1 - i];
-		sb_puts(&co, ", ");
-		if (sl->kind == SL_ALL)
-			sb_puts(&co, "0");
-		else
-			sb_puts(&co, cexpr(e, sl->start));
-	}
+	tma_coords(e, &co, s->src, t->rank);
 	e->need_rank[t->rank] = true;
 	ir_comment(e, s->span, NULL);
 	const char *pre = "";
@@ -597,22 +610,11 @@ static void emit_tma_store(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	const PlanTmap *t = &p->tmaps[ti];
-	char *saddr = buf_addr(e, buf, sc, s->span);
-	if (s->src->kind == E_INDEX) {   /* one column panel (sema checked it) */
-		const PlanBuffer *b = &p->buffers[buf];
-		long long c = 0, pcols = span_of(b) / dtype_size(b->dt);
-		if (!eval_expr(s->src->slices[1].start, e->k, NULL, &c) || span_of(b) == b->row_bytes) {
-			refuse(e, s->span, "CK-LOW-006", "tma store from a panel of '%s': the panel's first column is not a constant", b->name);
-			return;
-		}
-		saddr = arena_printf(&e->c->arena, "%s + %lldu /* panel %lld */", saddr, c / pcols * panel_bytes(b), c / pcols);
-	}
+	char *saddr = tma_smem_addr(e, buf, s->src, sc, s->span, "tma store from");
+	if (!saddr)
+		return;
 	StrBuf co = {0};
-	for (int i = 0; i < t->rank; i++) {
-		const Slice *sl = &s->dst->slices[t->rank - 1 - i];
-		sb_puts(&co, ", ");
-		sb_puts(&co, sl->kind == SL_ALL ? "0" : cexpr(e, sl->start));
-	}
+	tma_coords(e, &co, s->dst, t->rank);
 	e->need_store_rank[t->rank] = true;
 	ir_comment(e, s->span, "one thread issues the copy into a bulk group");
 	const char *pre = "";
