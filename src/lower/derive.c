@@ -420,7 +420,7 @@ typedef struct TxState {
  * column panel (`tma buf[:, c +: w] <- ...`, checked by sema) that panel's rows x span. */
 /* The shared bytes one TMA copy moves: a whole buffer stage, or one column panel (rows x the
  * swizzle span) when the shared side names a panel (`buf[:, c +: W]`, sema checked the form). */
-static long long tma_dst_bytes(const PlanBuffer *b, const Stmt *s)
+static long long tma_smem_bytes(const PlanBuffer *b, const Stmt *s)
 {
 	const Expr *sh = s->kind == S_TMA_STORE ? s->src : s->dst;
 	if (sh && sh->kind == E_INDEX && b->swizzle != SWZ_NONE && b->rank == 2)
@@ -461,7 +461,7 @@ static void tx_visit(void *st, Stmt *s, const SchedStmt *w)
 			diag_set(&g->hint, "use a separate barrier for each loop's loads");
 			return;
 		}
-		b->tx_bytes += tma_dst_bytes(&p->buffers[buf], s);
+		b->tx_bytes += tma_smem_bytes(&p->buffers[buf], s);
 	} else if (s->kind == S_WAIT) {
 		int bi = plan_barrier_index(p, s->name);
 		if (bi < 0 || w->role < 0)
@@ -639,9 +639,9 @@ static void tmap_visit(void *st, Stmt *s, const SchedStmt *w)
 		diag_set(&g->hint, "make the innermost extent of '%s' %d bytes or use a wider swizzle", buf->name, swizzle_bytes(buf->swizzle));
 		return;
 	}
-	if (elems * esz != tma_dst_bytes(buf, s) || param->dt != buf->dt) {
+	if (elems * esz != tma_smem_bytes(buf, s) || param->dt != buf->dt) {
 		Diag *g = low_err(d, "CK-LOW-006", s->span, "tma box of '%s' (%lld x %s) does not fill %s '%s' (%lld bytes per stage)", pname, elems, dtype_name(param->dt),
-		                  sref->kind == E_INDEX ? "its panel of buffer" : "buffer", buf->name, tma_dst_bytes(buf, s));
+		                  sref->kind == E_INDEX ? "its panel of buffer" : "buffer", buf->name, tma_smem_bytes(buf, s));
 		diag_set(&g->resource, "%s", buf->name);
 		return;
 	}
