@@ -256,6 +256,31 @@ static bool mentions_gridvar(const Sched *v, const Expr *x)
 	return false;
 }
 
+/* A TMA load into one column panel of a buffer (`tma b[:, c +: 64] <- B[..., k * 128 + c +: 64]`)
+ * is one of the boxes that fill the buffer in the step: along the panel's dimension the tile that
+ * advances with the loop is the whole buffer, not the box. When dim bdim of the buffer is the
+ * panel's, sets *len to the buffer's extent there and *panel0 to the panel's start (a constant)
+ * and returns true. */
+static bool panel_extent(const Sched *v, const Stmt *s, int bdim, long long *len, long long *panel0)
+{
+	const Expr *dst = s->kind == S_TMA_LOAD ? s->dst : NULL;
+	if (bdim < 0 || !dst || dst->kind != E_INDEX || bdim >= dst->nslices)
+		return false;
+	int m = sched_smem(v, sched_refname(dst));
+	if (m < 0 || !v->smems[m].cshape || bdim >= v->smems[m].rank)
+		return false;
+	const Slice *ps = &dst->slices[bdim];
+	long long c, w;
+	SchedEnv env;
+	sched_env_sample(v, &env, 0);
+	if (ps->kind != SL_RANGE || !sched_eval(v, &env, ps->start, &c) ||
+	    !sched_eval(v, &env, ps->len, &w) || w != *len || w >= v->smems[m].dims[bdim])
+		return false;
+	*len = v->smems[m].dims[bdim];
+	*panel0 = c;
+	return true;
+}
+
 static void check_tiles(Sched *v, int idx)
 {
 	SchedStmt *e = &v->st[idx];
@@ -277,28 +302,47 @@ static void check_tiles(Sched *v, int idx)
 	long long lo, step = 1;
 	if (!sched_eval(v, &env, f->lo, &lo) || (f->step && !sched_eval(v, &env, f->step, &step)) || step <= 0)
 		return;
+	int nrange = 0;
 	for (int i = 0; i < ref->nslices; i++) {
 		const Slice *sl = &ref->slices[i];
+		int bdim = sl->kind == SL_RANGE ? nrange++ : -1;   /* the buffer dim this one fills */
 		if (sl->kind != SL_RANGE || !sched_mentions(sl->start, f->name))
 			continue;
 		long long s0, s1, len;
 		sched_env_set(&env, f->name, lo);
 		if (!sched_eval(v, &env, sl->start, &s0) || !sched_eval(v, &env, sl->len, &len))
 			continue;
+		long long panel0 = 0, box = len;
+		bool panel = panel_extent(v, s, bdim, &len, &panel0);
+		if (panel && panel0 != 0)
+			continue;   /* the panel at 0 speaks for the buffer's other panels */
 		sched_env_set(&env, f->name, lo + step);
 		if (!sched_eval(v, &env, sl->start, &s1))
 			continue;
 		long long delta = s1 - s0;
 		if (delta != 0 && delta != len) {
-			Diag *d = v_report(v, "CK-DATA-003", sl->span, e->role, p->name, -1, e->ppipe,
-			                   "tile start along dim %d of '%s' advances by %lld per iteration of %s "
-			                   "but the tile is %lld long: %s", i, p->name, delta, f->name, len,
-			                   (delta < 0 ? -delta : delta) < len ? "consecutive tiles overlap" :
-			                   "data between tiles is skipped");
-			diag_set(&d->condition, "start(%s+%lld) - start(%s) (%lld) == length (%lld)", f->name,
-			         step, f->name, delta, len);
-			diag_set(&d->hint, "use `%s * %lld +: %lld` (or change the tile length)", f->name,
-			         len / (step ? step : 1), len);
+			const char *how = (delta < 0 ? -delta : delta) < len ? "consecutive tiles overlap" :
+			                  "data between tiles is skipped";
+			Diag *d;
+			if (panel) {
+				const char *bn = sched_refname(s->dst);
+				d = v_report(v, "CK-DATA-003", sl->span, e->role, p->name, -1, e->ppipe,
+				             "the panel loads of one step fill all %lld columns of '%s', but their boxes "
+				             "along dim %d of '%s' advance by %lld per iteration of %s: %s", len, bn, i,
+				             p->name, delta, f->name, how);
+				diag_set(&d->condition, "start(%s+%lld) - start(%s) (%lld) == width of '%s' (%lld)", f->name,
+				         step, f->name, delta, bn, len);
+				diag_set(&d->hint, "advance each panel's box by the buffer's width: `%s * %lld + c +: %lld` "
+				         "for the panel at column c", f->name, len / (step ? step : 1), box);
+			} else {
+				d = v_report(v, "CK-DATA-003", sl->span, e->role, p->name, -1, e->ppipe,
+				             "tile start along dim %d of '%s' advances by %lld per iteration of %s "
+				             "but the tile is %lld long: %s", i, p->name, delta, f->name, len, how);
+				diag_set(&d->condition, "start(%s+%lld) - start(%s) (%lld) == length (%lld)", f->name,
+				         step, f->name, delta, len);
+				diag_set(&d->hint, "use `%s * %lld +: %lld` (or change the tile length)", f->name,
+				         len / (step ? step : 1), len);
+			}
 			diag_related(d, f->span, "the loop over %s", f->name);
 			continue;
 		}
