@@ -1263,16 +1263,28 @@ static void parse_tma_signal(Parser *p, Stmt *s, const char *hint)
  * of one column panel): an indexed left side is a store unless the right side is indexed too;
  * with both sides indexed, `signal` makes it a load and its absence a store (sema then checks
  * which side is the buffer and says what the other form takes). */
+/* An optional `clip` after a TMA statement's reference (its box may run past the tensor's end). */
+static bool parse_tma_clip(Parser *p, Stmt *s)
+{
+	if (p->panic || !at_kw(p, "clip"))
+		return false;
+	s->clip_span = peek(p, 0)->span;
+	advance(p);
+	return true;
+}
+
 static void parse_tma(Parser *p, Stmt *s)
 {
 	Token *t = peek(p, 0);
 	if (t->kind == T_IDENT && peek(p, 1)->kind == T_LBRACK) {
 		s->kind = S_TMA_STORE;
 		s->dst = parse_ref(p, "global tensor", "after 'tma'");
+		s->clip_dst = parse_tma_clip(p, s);
 		if (!expect(p, T_LARROW, "after tma destination", "write 'tma C[...] <- c'"))
 			return;
 		if (peek(p, 0)->kind == T_IDENT && peek(p, 1)->kind == T_LBRACK) {
 			s->src = parse_ref(p, "global tensor", "after '<-'");
+			s->clip_src = parse_tma_clip(p, s);
 			if (p->panic)
 				return;
 			if (at_kw(p, "signal")) {
@@ -1285,6 +1297,7 @@ static void parse_tma(Parser *p, Stmt *s)
 		const char *src = expect_name(p, "shared buffer", "after '<-'", &sp);
 		if (src)
 			s->src = ident_expr(p, src, sp);
+		s->clip_src = parse_tma_clip(p, s);   /* misplaced: sema says where it goes */
 		return;
 	}
 	s->kind = S_TMA_LOAD;
@@ -1293,10 +1306,12 @@ static void parse_tma(Parser *p, Stmt *s)
 	if (!dst)
 		return;
 	s->dst = ident_expr(p, dst, sp);
+	s->clip_dst = parse_tma_clip(p, s);   /* misplaced: sema says where it goes */
 	if (!expect(p, T_LARROW, "after tma destination",
 	            "write 'tma a <- A[...] signal full' (load) or 'tma C[...] <- c' (store)"))
 		return;
 	s->src = parse_ref(p, "global tensor", "after '<-'");
+	s->clip_src = parse_tma_clip(p, s);
 	parse_tma_signal(p, s, "a TMA load completes on a barrier: '... signal full'");
 }
 

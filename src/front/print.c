@@ -441,9 +441,9 @@ static void print_stmt(Printer *p, const Stmt *s)
 	case S_TMA_LOAD:
 		sb_puts(b, "tma ");
 		print_expr(b, s->dst);
-		sb_puts(b, " <- ");
+		sb_puts(b, s->clip_dst ? " clip <- " : " <- ");
 		print_expr(b, s->src);
-		sb_printf(b, " signal %s", nm(s->name));
+		sb_printf(b, "%s signal %s", s->clip_src ? " clip" : "", nm(s->name));
 		break;
 	case S_TMA_STORE:
 	case S_CP_ASYNC:
@@ -453,8 +453,10 @@ static void print_stmt(Printer *p, const Stmt *s)
 		sb_puts(b, s->kind == S_TMA_STORE ? "tma " : s->kind == S_CP_ASYNC ? "cp_async "
 		           : s->kind == S_LOAD ? "load " : s->kind == S_STORE ? "store " : "atomic_add ");
 		print_expr(b, s->dst);
-		sb_puts(b, " <- ");
+		sb_puts(b, s->clip_dst ? " clip <- " : " <- ");
 		print_expr(b, s->src);
+		if (s->clip_src)
+			sb_puts(b, " clip");
 		break;
 	case S_WGMMA:
 	case S_MMA:

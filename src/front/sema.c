@@ -1093,6 +1093,16 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 			diag_set(&d->hint, "name the global tile: Param[i +: m, j +: n]");
 			ok = false;
 		}
+		if (ok && (load ? st->clip_dst : st->clip_src)) {
+			/* `clip` relaxes the bounds of the global box (LANGUAGE.md §5.4); a buffer has none */
+			Diag *d = sema_err(s, "CK-SEM-027", st->clip_span, "`clip` follows the global tensor of a TMA copy, but "
+			                   "here it follows the shared buffer '%s'", smem->sym->name);
+			diag_set(&d->hint, load ? "write `tma %s <- %s[...] clip signal B`" : "write `tma %s[...] clip <- %s`",
+			         load ? smem->sym->name : glob->sym->name, load ? glob->sym->name : smem->sym->name);
+			diag_related(d, glob->span, "the box of '%s', which `clip` lets run past the tensor's end",
+			             glob->sym->name);
+			ok = false;
+		}
 		if (ok) {
 			if (load)
 				copy_shapes(s, st, what, smem, glob);
