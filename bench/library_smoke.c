@@ -357,7 +357,9 @@ int main(int argc, char **argv)
 	                                  {256, 1024, 4096}, {256, 512, 4160}, {200, 1000, 4096},   /* split-K: even, uneven slices, padded */
 	                                  {4096, 768, 128}, {4000, 768, 200},                      /* 128x192 tiles: direct, padded */
 	                                  {256, 3072, 128}, {200, 3000, 200},                      /* 64x128 tiles: direct, padded */
-	                                  {256, 11008, 4096}, {1024, 5120, 640}, {1000, 5120, 5120}}; /* stream-K forced, direct and under padded */
+	                                  {256, 11008, 4096}, {1024, 5120, 640}, {1000, 5120, 5120}, /* stream-K forced, direct and under padded */
+	                                  {128, 8, 64}, {384, 200, 128},                           /* 128x192 clipped: N under one tile, past two */
+	                                  {1280, 320, 64}};                                        /* persistent 128x160 */
 	/* argv "gemm M N K": that shape alone (every route), for the sanitizers' slower tools */
 	if (argc == 5 && !strcmp(argv[1], "gemm")) {
 		smoke_gemm(atoll(argv[2]), atoll(argv[3]), atoll(argv[4]));

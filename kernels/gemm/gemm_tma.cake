@@ -23,7 +23,8 @@
 # persistent kernel (cuBLAS 59.8), 4096x8192x2048 in 181.2 against 211.7 (cuBLAS 182.4) and
 # 8192^3 in 1369 against 1463 (cuBLAS 1408).
 #
-# Shape domains: the tile divides M and N, K % 64 == 0, K >= 64 (each kernel's `domain` line).
+# Shape domains: the tile divides M and N (128x192: N % 8 == 0, the last tile clipped), K % 64 == 0,
+# K >= 64 (each kernel's `domain` line).
 
 # 128x256 tiles, persistent (one CTA per SM walks the tiles, grouped raster of 16 row blocks so
 # the CTAs in flight share A and B in L2), a 3-stage ring (48 KiB per stage) + 64 KiB of cs.
@@ -150,14 +151,64 @@ kernel gemm_bf16_tma_p128x128 target sm_90a family gemm
   }
 }
 
+# 128x160 tiles, persistent (N = 5120: 1024x5120 is 256 of them, 1.94 waves on 132 SMs, where
+# 128x256 tiles make 160, 1.21 waves), grouped raster of 8, a 4-stage ring (36 KiB per stage) +
+# 40 KiB of cs. 160 columns are five 32-column panels, so cs has the 64B swizzle (a panel row is
+# 64 bytes) and the tile leaves in five TMA stores.
+kernel gemm_bf16_tma_p128x160 target sm_90a family gemm
+  param A: global bf16[M, K]
+  param B: global bf16[N, K]
+  param C: global bf16[M, N]
+  domain M % 128 == 0, N % 160 == 0, K % 64 == 0, K >= 64
+  grid persistent (N / 160, M / 128) as (bn, bm) group 8
+  role load warps 0..3 regs 40
+  role mma  warps 4..11 regs 232
+  pipeline ab stages 4
+  smem a: bf16[128, 64] swizzle 128B ring ab
+  smem b: bf16[160, 64] swizzle 128B ring ab
+  smem cs: bf16[128, 160] swizzle 64B      # the epilogue's staging tile, 5 panels of 32 columns
+  barrier full  ring ab producers load consumers mma  arrivals 1
+  barrier empty ring ab producers mma  consumers load arrivals 2
+  frag acc: f32[128, 160] in mma split m
+{
+  in load {
+    for k in 0 .. K / 64 pipelined ab {
+      wait empty
+      tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
+      tma b <- B[bn * 160 +: 160, k * 64 +: 64] signal full
+    }
+  }
+  in mma {
+    acc = 0
+    for k in 0 .. K / 64 pipelined ab {
+      wait full
+      wgmma acc += a @ b^T
+      wgmma_wait 0
+      arrive empty
+    }
+    store cs[:, :] <- bf16(acc)
+    fence proxy_async
+    sync mma
+    tma C[bm * 128 +: 128, bn * 160 +: 32] <- cs[:, 0 +: 32]
+    tma C[bm * 128 +: 128, bn * 160 + 32 +: 32] <- cs[:, 32 +: 32]
+    tma C[bm * 128 +: 128, bn * 160 + 64 +: 32] <- cs[:, 64 +: 32]
+    tma C[bm * 128 +: 128, bn * 160 + 96 +: 32] <- cs[:, 96 +: 32]
+    tma C[bm * 128 +: 128, bn * 160 + 128 +: 32] <- cs[:, 128 +: 32]
+  }
+}
+
 # 128x192 tiles (N = 768: 4096x768 is 128 of them where 128x256 tiles make 96), one CTA per
-# tile, a 4-stage ring (40 KiB per stage) + 48 KiB of cs.
+# tile, a 4-stage ring (40 KiB per stage) + 48 KiB of cs. N need not be a multiple of 192: the
+# last column of CTAs reads B and writes C through clipped boxes (`clip`, LANGUAGE.md §5.4), so
+# TMA fills the rows of B past N with zeros (their columns of the product are zero) and drops
+# the columns of C past N. At M = 256, N = 11008 that is 58 columns of CTAs, 116 CTAs on the
+# 132 SMs, where 128x256 tiles make 86 (bench/RESULTS.md, session 12).
 kernel gemm_bf16_tma_128x192 target sm_90a family gemm
   param A: global bf16[M, K]
   param B: global bf16[N, K]
   param C: global bf16[M, N]
-  domain M % 128 == 0, N % 192 == 0, K % 64 == 0, K >= 64
-  grid (N / 192, M / 128) as (bn, bm)
+  domain M % 128 == 0, N % 8 == 0, K % 64 == 0, K >= 64
+  grid ((N + 191) / 192, M / 128) as (bn, bm)
   role load warps 0..3 regs 40
   role mma  warps 4..11 regs 232
   pipeline ab stages 4
@@ -172,7 +223,7 @@ kernel gemm_bf16_tma_128x192 target sm_90a family gemm
     for k in 0 .. K / 64 pipelined ab {
       wait empty
       tma a <- A[bm * 128 +: 128, k * 64 +: 64] signal full
-      tma b <- B[bn * 192 +: 192, k * 64 +: 64] signal full
+      tma b <- B[bn * 192 +: 192, k * 64 +: 64] clip signal full
     }
   }
   in mma {
@@ -186,9 +237,9 @@ kernel gemm_bf16_tma_128x192 target sm_90a family gemm
     store cs[:, :] <- bf16(acc)
     fence proxy_async
     sync mma
-    tma C[bm * 128 +: 128, bn * 192 +: 64] <- cs[:, 0 +: 64]
-    tma C[bm * 128 +: 128, bn * 192 + 64 +: 64] <- cs[:, 64 +: 64]
-    tma C[bm * 128 +: 128, bn * 192 + 128 +: 64] <- cs[:, 128 +: 64]
+    tma C[bm * 128 +: 128, bn * 192 +: 64] clip <- cs[:, 0 +: 64]
+    tma C[bm * 128 +: 128, bn * 192 + 64 +: 64] clip <- cs[:, 64 +: 64]
+    tma C[bm * 128 +: 128, bn * 192 + 128 +: 64] clip <- cs[:, 128 +: 64]
   }
 }
 

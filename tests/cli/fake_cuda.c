@@ -4,7 +4,8 @@
  * Built by tests/cli/kda.sh into a temporary directory that is put first on
  * LD_LIBRARY_PATH, so src/gpu/driver.c's dlopen("libcuda.so.1") finds it. Every
  * entry point driver.c resolves is here and succeeds: device memory is host memory
- * (malloc), copies are memcpy, events time nothing (0.01 ms), streams, modules and
+ * (calloc: zeros, so what a program reads back from memory no kernel wrote is the same on
+ * every run, not whatever the heap held), copies are memcpy, events time nothing (0.01 ms), streams, modules and
  * graphs are dummy handles, and a kernel launch does nothing: so a host program's
  * control flow (allocation, argument blocks, stream capture, timing, checking,
  * reporting) runs under the sanitizers while its outputs keep whatever the host put
@@ -40,7 +41,7 @@ CUresult cuCtxSetCurrent(void *c) { current_ = c; return 0; }
 CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "fake error"; return 0; }
 CUresult cuGetErrorName(CUresult r, const char **s) { (void)r; *s = "CUDA_ERROR_FAKE"; return 0; }
-CUresult cuMemAlloc_v2(uint64_t *p, size_t n) { void *m = malloc(n ? n : 1); *p = (uint64_t)(uintptr_t)m; return m ? 0 : 2; }
+CUresult cuMemAlloc_v2(uint64_t *p, size_t n) { void *m = calloc(1, n ? n : 1); *p = (uint64_t)(uintptr_t)m; return m ? 0 : 2; }
 CUresult cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }
 CUresult cuMemcpyHtoD_v2(uint64_t d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return 0; }
 CUresult cuMemcpyDtoH_v2(void *d, uint64_t s, size_t n) { memcpy(d, (const void *)(uintptr_t)s, n); return 0; }

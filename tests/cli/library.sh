@@ -25,7 +25,7 @@ run library gemm --explain M=1000,N=4096,K=4096
 expect "explain gemm ragged M" 0 out 'route: padded' out 'M 1000 -> 1024' out 'then ws_128x256_s3' out 'A in place'
 run library gemm --explain M=8192,N=8192,K=8192
 expect "explain gemm large" 0 out 'route: persistent_128x256'
-run library gemm --explain M=2048,N=1408,K=64
+run library gemm --explain M=4096,N=1408,K=64
 expect "explain gemm N % 256 != 0" 0 out 'route: persistent_128x128'
 run library gemm --explain M=256,N=3072,K=3072
 expect "explain gemm small M, short K: 64-row tiles" 0 out 'route: ws_64x128_s8'
@@ -33,10 +33,11 @@ run library gemm --explain M=1024,N=14336,K=8192
 expect "explain gemm a partial last wave: stream-K" 0 out 'route: streamk_128x256' out '16 groups of 8 CTAs, 448 K steps each' \
 	out 'against 4 waves of 448 tiles'
 run library gemm --explain M=1024,N=5120,K=5120
-expect "explain gemm 1.2 waves of 128x256, 2.4 of 128x128: stream-K over 128x128 tiles" 0 out 'route: streamk_128x128' \
-	out '16 groups of 8 CTAs, 200 K steps each' out 'against 3 waves of 320 tiles'
+expect "explain gemm 1.2 waves of 128x256, 1.94 of 128x160: persistent 128x160 tiles" 0 out 'route: persistent_128x160'
+run library gemm --explain M=2048,N=1408,K=64
+expect "explain gemm one wave of 128x192 tiles, the last column clipped" 0 out 'route: ws_128x192_s4'
 run library gemm --explain M=256,N=11008,K=4096
-expect "explain gemm two row blocks: no stream-K" 0 out 'route: ws_128x256_s3'
+expect "explain gemm two row blocks: 58 clipped columns of 128x192 tiles, not 86 of 128x256" 0 out 'route: ws_128x192_s4'
 run library gemm --explain M=4096,N=768,K=3072
 expect "explain gemm N = 768: one wave of 128x192 tiles" 0 out 'route: ws_128x192_s4'
 run library gemm --explain M=1024,N=4096,K=72
@@ -195,9 +196,9 @@ else bad "kmeans: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" |
 "$T/driver" gemm calls > "$T/out" 2>"$T/err"
 RC=$?
 expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
-	out '^route rc=1 .*route 9 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
+	out '^route rc=1 .*route 10 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
 	out '^forced-sk rc=3 .*streamk_128x256 cannot take M=17024 .*M / 128 <= 132' \
-	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 9: persistent_128x256 ws_128x256_s3 persistent_128x128 splitk_128x128 ws_128x192_s4 ws_64x128_s8 streamk_128x256 streamk_128x128 padded; route\(1000,4096,4096\)=8 ws=0; route\(0,1,8\)=-2' \
+	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 10: persistent_128x256 ws_128x256_s3 persistent_128x128 splitk_128x128 ws_128x192_s4 ws_64x128_s8 streamk_128x256 streamk_128x128 persistent_128x160 padded; route\(1000,4096,4096\)=9 ws=0; route\(0,1,8\)=-2' \
 	out '^version cake_gemm '
 "$T/driver" kmeans calls > "$T/out" 2>"$T/err"
 RC=$?

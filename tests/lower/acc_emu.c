@@ -25,7 +25,8 @@
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
  *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
- *                                  (gen-gemm384 / check-gemm384: N = 384, for 128x192 tiles)
+ *                                  (gen-gemm384 / check-gemm384: N = 384, for 128x192 tiles; the
+ *                                  environment's GEMM_N and GEMM_K, when set, replace N and K)
  *   acc_emu check-gemm DIR M SEED  C against float64 products, within bf16 rounding of the result
  *   acc_emu gen-splitk DIR M SEED  kernels/gemm/gemm_splitk.cake's slices (N = 256, K = 1088, S = 2:
  *                                  17 K steps in slices of 8 and 9): A, B and NaN partials P [S, M, N]
@@ -424,6 +425,12 @@ static int gemm_case(int argc, char **argv)
 		return 2;
 	const char *dir = argv[2];
 	long long M = atoll(argv[3]), N = strstr(argv[1], "gemm384") ? 384 : 256, K = 384;
+	if (getenv("GEMM_N"))   /* other tile widths: N and K from the environment */
+		N = atoll(getenv("GEMM_N"));
+	if (getenv("GEMM_K"))
+		K = atoll(getenv("GEMM_K"));
+	if (M < 1 || N < 1 || K < 1)
+		return 2;
 	uint64_t seed = strtoull(argv[4], NULL, 10);
 	uint16_t *A = malloc(2 * (size_t)(M * K)), *Bm = malloc(2 * (size_t)(N * K));
 	oracle_fill_bf16(A, (size_t)(M * K), seed), oracle_fill_bf16(Bm, (size_t)(N * K), seed + 1);

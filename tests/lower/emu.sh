@@ -167,6 +167,13 @@ KERNEL=gemm_bf16_tma_128x256 acc_case gemm_tma_128x256 $F gemm 256 42 M=256 N=25
 KERNEL=gemm_bf16_tma_p128x128 acc_case gemm_tma_p128x128 $F gemm 512 43 M=512 N=256 K=384
 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192 $F gemm384 256 44 M=256 N=384 K=384
 KERNEL=gemm_bf16_tma_64x128 acc_case gemm_tma_64x128 $F gemm 192 47 M=192 N=256 K=384
+# 128x192 tiles over an N that 192 does not divide: the last column of CTAs reads B and writes C
+# through clipped boxes (`clip`): zero rows of B past N, the columns of C past N dropped (N = 200:
+# the second CTA has 8 valid columns and its third store panel is wholly outside C; N = 1000)
+GEMM_N=200 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 256 58 M=256 N=200 K=384
+GEMM_N=1000 GEMM_K=128 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 128 59 M=128 N=1000 K=128
+# persistent 128x160 tiles: five 32-column store panels of a 64B-swizzled staging tile
+GEMM_N=320 KERNEL=gemm_bf16_tma_p128x160 acc_case gemm_tma_p128x160 $F gemm 384 60 M=384 N=320 K=384
 # ... and it must be able to fail: without the derived wait before the staging buffer is
 # rewritten, a tile's TMA stores read the next tile's values (the emulator reads a store's
 # source only when its thread waits for it, the latest moment the hardware allows)

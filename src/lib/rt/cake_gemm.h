@@ -46,11 +46,12 @@ extern "C" {
 #define CAKE_GEMM_ROUTE_WS_128X256 1   /* gemm_tma.cake: 128x256 tiles, one CTA per tile (at most one wave) */
 #define CAKE_GEMM_ROUTE_PERSISTENT_128X128 2   /* gemm_tma.cake: 128x128 tiles, one CTA per SM walks them */
 #define CAKE_GEMM_ROUTE_SPLITK 3       /* gemm_splitk.cake: K in S slices, f32 partials in the workspace, then their sum */
-#define CAKE_GEMM_ROUTE_WS_128X192 4   /* gemm_tma.cake: one wave of 128x192 tiles (N % 192 == 0) */
+#define CAKE_GEMM_ROUTE_WS_128X192 4   /* gemm_tma.cake: one wave of 128x192 tiles (the last column clipped when 192 does not divide N) */
 #define CAKE_GEMM_ROUTE_WS_64X128 5    /* gemm_tma.cake: 64x128 tiles, one consumer warpgroup (small M) */
 #define CAKE_GEMM_ROUTE_STREAMK 6      /* gemm_streamk.cake: 128x256 tiles, K steps shared out evenly (stream-K), pieces in the workspace, then their sum */
 #define CAKE_GEMM_ROUTE_STREAMK_128X128 7   /* gemm_streamk_128x128.cake: the same over 128x128 tiles (few row blocks) */
-#define CAKE_GEMM_ROUTE_PADDED 8       /* zero-padded copies to the tiles, then one of the above */
+#define CAKE_GEMM_ROUTE_PERSISTENT_128X160 8   /* gemm_tma.cake: 128x160 tiles (N % 160 == 0), one CTA per SM walks them */
+#define CAKE_GEMM_ROUTE_PADDED 9       /* zero-padded copies to the tiles, then one of the above */
 
 /* C = A·Bᵀ with the dispatcher's route; a padded route allocates its workspace on the
  * stream (cuMemAllocAsync) and frees it there. */
