@@ -28,7 +28,9 @@ expect "explain gemm large" 0 out 'route: persistent_128x256'
 run library gemm --explain M=4096,N=1408,K=64
 expect "explain gemm N % 256 != 0" 0 out 'route: persistent_128x128'
 run library gemm --explain M=256,N=3072,K=3072
-expect "explain gemm small M, short K: 64-row tiles" 0 out 'route: ws_64x128_s8'
+expect "explain gemm small M, short K, N % 96 == 0: 64x96 tiles" 0 out 'route: ws_64x96_s8'
+run library gemm --explain M=256,N=4096,K=4096
+expect "explain gemm small M, short K: 64x128 tiles" 0 out 'route: ws_64x128_s8'
 run library gemm --explain M=1024,N=14336,K=8192
 expect "explain gemm a partial last wave: stream-K" 0 out 'route: streamk_128x256' out '16 groups of 8 CTAs, 448 K steps each' \
 	out 'against 4 waves of 448 tiles'
@@ -196,9 +198,9 @@ else bad "kmeans: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" |
 "$T/driver" gemm calls > "$T/out" 2>"$T/err"
 RC=$?
 expect "gemm error paths" 0 out '^shape rc=2 .*K % 8 == 0' out '^align rc=1 .*16-byte aligned' \
-	out '^route rc=1 .*route 10 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
+	out '^route rc=1 .*route 11 does not exist' out "^forced rc=3 .*'M % 128 == 0' is false" \
 	out '^forced-sk rc=3 .*streamk_128x256 cannot take M=17024 .*M / 128 <= 132' \
-	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 10: persistent_128x256 ws_128x256_s3 persistent_128x128 splitk_128x128 ws_128x192_s4 ws_64x128_s8 streamk_128x256 streamk_128x128 persistent_128x160 padded; route\(1000,4096,4096\)=9 ws=0; route\(0,1,8\)=-2' \
+	out '^run rc=(5|6) .*(libcuda|device)' out '^routes 11: persistent_128x256 ws_128x256_s3 persistent_128x128 splitk_128x128 ws_128x192_s4 ws_64x128_s8 streamk_128x256 streamk_128x128 persistent_128x160 ws_64x96_s8 padded; route\(1000,4096,4096\)=10 ws=0; route\(0,1,8\)=-2' \
 	out '^version cake_gemm '
 "$T/driver" kmeans calls > "$T/out" 2>"$T/err"
 RC=$?

@@ -174,6 +174,8 @@ GEMM_N=200 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 2
 GEMM_N=1000 GEMM_K=128 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 128 59 M=128 N=1000 K=128
 # persistent 128x160 tiles: five 32-column store panels of a 64B-swizzled staging tile
 GEMM_N=320 KERNEL=gemm_bf16_tma_p128x160 acc_case gemm_tma_p128x160 $F gemm 384 60 M=384 N=320 K=384
+# 64x96 tiles: three 32-column store panels, one consumer warpgroup
+KERNEL=gemm_bf16_tma_64x96 acc_case gemm_tma_64x96 $F gemm384 192 61 M=192 N=384 K=384
 # ... and it must be able to fail: without the derived wait before the staging buffer is
 # rewritten, a tile's TMA stores read the next tile's values (the emulator reads a store's
 # source only when its thread waits for it, the latest moment the hardware allows)

@@ -51,7 +51,8 @@ extern "C" {
 #define CAKE_GEMM_ROUTE_STREAMK 6      /* gemm_streamk.cake: 128x256 tiles, K steps shared out evenly (stream-K), pieces in the workspace, then their sum */
 #define CAKE_GEMM_ROUTE_STREAMK_128X128 7   /* gemm_streamk_128x128.cake: the same over 128x128 tiles (few row blocks) */
 #define CAKE_GEMM_ROUTE_PERSISTENT_128X160 8   /* gemm_tma.cake: 128x160 tiles (N % 160 == 0), one CTA per SM walks them */
-#define CAKE_GEMM_ROUTE_PADDED 9       /* zero-padded copies to the tiles, then one of the above */
+#define CAKE_GEMM_ROUTE_WS_64X96 9     /* gemm_tma.cake: 64x96 tiles, one consumer warpgroup (small M, N % 96 == 0) */
+#define CAKE_GEMM_ROUTE_PADDED 10      /* zero-padded copies to the tiles, then one of the above */
 
 /* C = A·Bᵀ with the dispatcher's route; a padded route allocates its workspace on the
  * stream (cuMemAllocAsync) and frees it there. */

@@ -14,7 +14,7 @@ import types
 from . import _native as nat
 
 ROUTES = ("persistent_128x256", "ws_128x256_s3", "persistent_128x128", "splitk_128x128", "ws_128x192_s4", "ws_64x128_s8",
-          "streamk_128x256", "streamk_128x128", "persistent_128x160", "padded")
+          "streamk_128x256", "streamk_128x128", "persistent_128x160", "ws_64x96_s8", "padded")
 AUTO = -1
 
 
