@@ -310,10 +310,23 @@ static const char *ctype_of(DType t)
 
 /* ---- statements ---- */
 
+#define SCOPE_PIPES 8
 typedef struct Scope {
 	const PlanLoop *ploop;   /* innermost pipelined loop */
 	const Stmt *loop;        /* innermost loop */
+	/* the innermost enclosing loop pipelined on each pipeline (the first SCOPE_PIPES): a ring
+	 * buffer of an outer loop's pipeline, read inside an inner loop pipelined on another one
+	 * (a point tile per outer step, centroid tiles per inner step), takes the outer loop's stage */
+	const PlanLoop *by_pipe[SCOPE_PIPES];
 } Scope;
+
+/* The loop whose stage and phase a ring buffer or barrier of pipeline `pipe` takes here. */
+static const PlanLoop *ring_loop(Scope sc, int pipe)
+{
+	if (sc.ploop && sc.ploop->pipe == pipe)
+		return sc.ploop;
+	return pipe >= 0 && pipe < SCOPE_PIPES ? sc.by_pipe[pipe] : NULL;
+}
 
 static void emit_list(Em *e, Stmt **ss, int n, Scope sc);
 
@@ -323,13 +336,14 @@ static char *buf_addr(Em *e, int bi, Scope sc, Span sp)
 	const PlanBuffer *b = &e->p->buffers[bi];
 	if (b->pipe < 0)
 		return arena_printf(&e->c->arena, "smem_%s", b->name);
-	if (!sc.ploop || sc.ploop->pipe != b->pipe) {
+	const PlanLoop *L = ring_loop(sc, b->pipe);
+	if (!L) {
 		Diag *d = refuse(e, sp, "CK-LOW-008", "ring buffer '%s' is used outside a loop pipelined on '%s'; its stage cannot be derived", b->name,
 		                 e->p->pipes[b->pipe].name);
 		diag_set(&d->resource, "%s", b->name);
 		return arena_strdup(&e->c->arena, "0u");
 	}
-	return arena_printf(&e->c->arena, "smem_%s + %lldu * %s", b->name, b->stage_stride, sc.ploop->stage_var);
+	return arena_printf(&e->c->arena, "smem_%s + %lldu * %s", b->name, b->stage_stride, L->stage_var);
 }
 
 static char *bar_addr(Em *e, int bi, Scope sc, Span sp, char **stage_out)
@@ -339,15 +353,16 @@ static char *bar_addr(Em *e, int bi, Scope sc, Span sp, char **stage_out)
 		*stage_out = "0u";
 		return arena_printf(&e->c->arena, "bar_%s", b->name);
 	}
-	if (!sc.ploop || sc.ploop->pipe != b->pipe) {
+	const PlanLoop *L = ring_loop(sc, b->pipe);
+	if (!L) {
 		Diag *d = refuse(e, sp, "CK-LOW-008", "ring barrier '%s' is used outside a loop pipelined on '%s'; its stage cannot be derived", b->name,
 		                 e->p->pipes[b->pipe].name);
 		diag_set(&d->barrier, "%s", b->name);
 		*stage_out = "0u";
 		return arena_strdup(&e->c->arena, "0u");
 	}
-	*stage_out = (char *)sc.ploop->stage_var;
-	return arena_printf(&e->c->arena, "bar_%s + 8u * %s", b->name, sc.ploop->stage_var);
+	*stage_out = (char *)L->stage_var;
+	return arena_printf(&e->c->arena, "bar_%s + 8u * %s", b->name, L->stage_var);
 }
 
 static const char *elect_cond(Em *e)
@@ -385,7 +400,8 @@ static void emit_wait(Em *e, Stmt *s, Scope sc)
 	const PlanBarrier *b = &e->p->barriers[bi];
 	char *stage;
 	char *addr = bar_addr(e, bi, sc, s->span, &stage);
-	const char *ph = b->pipe >= 0 ? sc.ploop ? sc.ploop->phase_var : "0u" : arena_printf(&e->c->arena, "%s_phase", b->name);
+	const PlanLoop *L = b->pipe >= 0 ? ring_loop(sc, b->pipe) : NULL;
+	const char *ph = b->pipe >= 0 ? L ? L->phase_var : "0u" : arena_printf(&e->c->arena, "%s_phase", b->name);
 	const char *parity = b->starts_free ? arena_printf(&e->c->arena, "%s ^ 1u", ph) : ph;
 	ir_comment(e, s->span, b->starts_free ? "starts free: the first pass through the ring does not block" : NULL);
 	emit_hang(e, bi, stage, parity, sc, s->span, false);
@@ -2536,8 +2552,11 @@ static void emit_for(Em *e, Stmt *s, Scope sc)
 	e->ind++;
 	Scope in = sc;
 	in.loop = s;
-	if (pl)
+	if (pl) {
 		in.ploop = pl;
+		if (pl->pipe >= 0 && pl->pipe < SCOPE_PIPES)
+			in.by_pipe[pl->pipe] = pl;
+	}
 	/* a fresh iteration re-arms the barriers its TMA loads signal */
 	bool *saved = e->armed;
 	e->armed = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(e->p->nbarriers + 1));
@@ -2943,7 +2962,7 @@ static void emit_role(Em *e, Stmt *in)
 	for (int i = 0; i < p->nbarriers; i++)
 		if (q.used[i])
 			line(e, "u32 %s_phase = 0u;   /* barrier %s: flips after each wait */", p->barriers[i].name, p->barriers[i].name);
-	Scope sc = {NULL, NULL};
+	Scope sc = {0};
 	e->armed = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbarriers + 1));
 	e->tstore_src = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbuffers + 1));
 	e->tstore_issued = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(p->nbuffers + 1));
