@@ -267,7 +267,11 @@ static void check_trips(Sched *v)
 			diag_set(&d->hint, "check the bounds, or tighten the domain so the loop runs");
 		}
 		int p = e->s->pipe ? sched_pipe(v, e->s->pipe) : -1;
-		if (p >= 0 && v->pipes[p].stages > trip && !warned[p]) {
+		/* On a persistent grid a role's top-level loop carries its ring from tile to tile
+		 * (§7.6): a one-step loop over a 2-stage ring loads the next tile's operand while the
+		 * current one is in use, so more stages than trips per tile is the point, not waste. */
+		bool carried = v->persistent && e->loop_idx < 0;
+		if (p >= 0 && v->pipes[p].stages > trip && !warned[p] && !carried) {
 			warned[p] = true;
 			Diag *d = v_report(v, "CK-SCHED-003", e->s->span, e->role, NULL, -1, p,
 			                   "pipeline '%s' has %d stages but its loop runs only %lld iteration%s%s",
