@@ -4,17 +4,27 @@
 # argmin_c ‖x − c‖² = argmin_c (½‖c‖² − x·c), because ‖x‖² is the same for every c of a row
 # (halving is exact in f32, so the argmin and its ties are those of ‖c‖² − 2 x·c; written this
 # way the epilogue is one FMA per element instead of two adds).
-# Each CTA owns 256 points, 64 per consumer warpgroup: four of them keep the tensor cores busy
+# Each tile is 256 points, 64 per consumer warpgroup: four of them keep the tensor cores busy
 # while others run the argmin (two warpgroups: 1175 µs, four: 1029 µs at the paper shape, run S).
-# Its x tile (256 × 128 bf16, 64 KiB) is loaded once; centroid tiles of
-# 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 bf16, so every 128-wide tile is
-# held as two 64-column panels (x0/x1, c0/c1) and the distance tile s = x · cᵀ is two wgmmas
-# over the two halves of D. The epilogue
+# The grid is persistent: one CTA per SM walks the (point tile, batch) space, and the point
+# tile (256 × 128 bf16, 64 KiB) is a 2-stage ring of its own (pipeline xp, one step per tile),
+# so the producer loads the next tile's points as soon as it has issued the current tile's last
+# centroid tile, while the consumers still work on it; the consumers release a point stage
+# (xempty) after the tile's last wgmma. With one CTA per tile (the form the tactic tests keep,
+# tests/corpus/good/kmeans_assign_tile_per_cta.cake) each CTA loaded its 64 KiB of points
+# before its first product and the SM idled for it: on an H200 (bench/RESULTS.md, session 12
+# call 4, `cake kmeans --iters 10`) the persistent form runs the assign step in 957 µs instead
+# of 1065 at B=32, N=65536, K=1024, 486 instead of 533 at B=1, N=1048576, K=1024 and 7025-7163
+# instead of 7396-7404 at B=1, N=4194304, K=4096. Centroid tiles of 128 rows stream through a
+# 3-stage ring (two point stages and three centroid stages are 224 KiB of shared memory).
+# A 128B swizzle spans 64 bf16, so every 128-wide tile is held as two 64-column panels (x0/x1,
+# c0/c1) and the distance tile s = x · cᵀ is two wgmmas over the two halves of D. The epilogue
 # forms ½‖c‖² − s with the ‖c‖² vector (precomputed, one f32 per centroid) down the columns, takes the per-row
 # argmin of the tile and merges it into a running (best distance, best index) pair kept in
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
-# B independent batches (grid axis 1, one launch for all of them).
+# B independent batches (the grid's second coordinate). The producer warpgroup has 32
+# registers per thread (with 24 the persistent tile loop's state spilled), the consumers 112.
 # Shape domain: N % 256 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
 kernel kmeans_assign target sm_90a family kmeans_assign
   const D = 128
@@ -23,15 +33,17 @@ kernel kmeans_assign target sm_90a family kmeans_assign
   param Cnorm: global f32[B, K]         # ‖c‖² per centroid
   param Out:   global i32[B, N]         # nearest centroid per point
   domain N % 256 == 0, K % 128 == 0, K >= 512
-  grid (N / 256, B) as (bm, b)
-  role load warps 0..3 regs 24
+  grid persistent (N / 256, B) as (bm, b)
+  role load warps 0..3 regs 32
   role dist warps 4..19 regs 112       # four consumer warpgroups, 64 points each
-  pipeline cr stages 4
-  smem x0: bf16[256, 64] swizzle 128B
-  smem x1: bf16[256, 64] swizzle 128B
+  pipeline xp stages 2
+  pipeline cr stages 3
+  smem x0: bf16[256, 64] swizzle 128B ring xp
+  smem x1: bf16[256, 64] swizzle 128B ring xp
   smem c0: bf16[128, 64] swizzle 128B ring cr
   smem c1: bf16[128, 64] swizzle 128B ring cr
-  barrier xfull producers load consumers dist arrivals 1
+  barrier xfull  ring xp producers load consumers dist arrivals 1
+  barrier xempty ring xp producers dist consumers load arrivals 4
   barrier full  ring cr producers load consumers dist arrivals 1
   barrier empty ring cr producers dist consumers load arrivals 4
   frag s:      f32[256, 128] in dist split m
@@ -42,8 +54,11 @@ kernel kmeans_assign target sm_90a family kmeans_assign
   frag best_i: i32[256] in dist split m
 {
   in load {
-    tma x0 <- X[b, bm * 256 +: 256, 0 +: 64] signal xfull
-    tma x1 <- X[b, bm * 256 +: 256, 64 +: 64] signal xfull
+    for i in 0 .. 1 pipelined xp {
+      wait xempty
+      tma x0 <- X[b, bm * 256 +: 256, 0 +: 64] signal xfull
+      tma x1 <- X[b, bm * 256 +: 256, 64 +: 64] signal xfull
+    }
     for j in 0 .. K / 128 pipelined cr {
       wait empty
       tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full
@@ -53,18 +68,21 @@ kernel kmeans_assign target sm_90a family kmeans_assign
   in dist {
     best_d = inf
     best_i = 0
-    wait xfull
-    for j in 0 .. K / 128 pipelined cr {
-      load cn <- Cnorm[b, j * 128 +: 128]
-      wait full
-      wgmma s = x0 @ c0^T
-      wgmma s += x1 @ c1^T
-      wgmma_wait 0
-      arrive empty
-      s = 0.5 * cols(cn) - s
-      tmin, targ = rowargmin(s)
-      best_i = where(tmin < best_d, targ + j * 128, best_i)
-      best_d = min(best_d, tmin)
+    for i in 0 .. 1 pipelined xp {
+      wait xfull
+      for j in 0 .. K / 128 pipelined cr {
+        load cn <- Cnorm[b, j * 128 +: 128]
+        wait full
+        wgmma s = x0 @ c0^T
+        wgmma s += x1 @ c1^T
+        wgmma_wait 0
+        arrive empty
+        s = 0.5 * cols(cn) - s
+        tmin, targ = rowargmin(s)
+        best_i = where(tmin < best_d, targ + j * 128, best_i)
+        best_d = min(best_d, tmin)
+      }
+      arrive xempty
     }
     store Out[b, bm * 256 +: 256] <- best_i
   }

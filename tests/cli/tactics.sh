@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.inc"
 
 G=kernels/gemm/gemm_ws_128x128_s5.cake
-A=kernels/kmeans/assign.cake
+A=tests/corpus/good/kmeans_assign_tile_per_cta.cake
 
 run tactics
 expect "tactics lists the registry" 0 out '^tactics t1-[0-9a-f]{8} \([0-9]+\)$' out '^  stages:N\[:PIPE\] ' \

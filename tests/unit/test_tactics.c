@@ -2,7 +2,7 @@
  * test_tactics.c — the tactic registry (src/harness/tactics.c).
  *
  * Every tactic gets at least one positive case on a real corpus kernel
- * (the kernels/gemm files, kernels/kmeans/assign.cake): the result must
+ * (the kernels/gemm files, tests/corpus/good/kmeans_assign_tile_per_cta.cake): the result must
  * re-parse, pass sema, print back identically (a fixed point of
  * print_program), pass verify_kernel with no error, derive a plan and lower
  * (lower_sm90 returns true), and its text must have changed in the intended
@@ -31,7 +31,7 @@
 static const char *G128x256 = "kernels/gemm/gemm_ws_128x256_s4.cake";
 static const char *G128x128 = "kernels/gemm/gemm_ws_128x128_s5.cake";
 static const char *GPERS = "kernels/gemm/gemm_persistent.cake";
-static const char *ASSIGN = "kernels/kmeans/assign.cake";
+static const char *ASSIGN = "tests/corpus/good/kmeans_assign_tile_per_cta.cake";
 static const char *GSEED = "kernels/gemm/seed_naive.cake";
 static const char *ASEED = "kernels/kmeans/seed_naive.cake";
 static const char *ROWSUM = "tests/corpus/good/rowsum_single_role_ring.cake";
@@ -743,7 +743,7 @@ static void test_seed_chains(void **state)
 	free(want);
 	free(h.text);
 	free(r.text);
-	/* k-means assign: the naive seed (64 points) to kernels/kmeans/assign.cake's
+	/* k-means assign: the naive seed (64 points) to tests/corpus/good/kmeans_assign_tile_per_cta.cake's
 	 * kmeans_assign (256 points, 4 stages, four 64-point consumer warpgroups,
 	 * regs 24 / 112). The producer gives up registers before the consumers grow
 	 * to four, so consumers:4 sizes them at 112 directly: after consumers:4 at
