@@ -7,15 +7,20 @@
 # argmin_c ‖x − c‖² = argmin_c (½‖c‖² − x·c), because ‖x‖² is the same for every c of a row
 # (halving is exact in f32, so the argmin and its ties are those of ‖c‖² − 2 x·c; written this
 # way the epilogue is one FMA per element instead of two adds).
-# Each CTA owns 128 points. Its x tile (128 × 128 f16, 32 KiB) is loaded once; centroid tiles of
-# 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 f16, so every 128-wide tile is
+# Each tile is 128 points. The grid is persistent, as assign.cake's bf16 kernel: one CTA per SM
+# walks the (point tile, batch) space and the point tile (128 × 128 f16, 32 KiB) is a 2-stage
+# ring of its own (pipeline xp, one step per tile), loaded while the previous tile's centroids
+# stream; the consumers release it (xempty) after the tile's last wgmma. On an H200
+# (bench/RESULTS.md, session 12 call 5, `cake kmeans --dtype f16 --iters 10`) the assign step
+# took 1087-1090 µs instead of 1223-1224 at B=32, N=65536, K=1024 and 548-551 instead of
+# 599-602 at B=1, N=1048576, K=1024. Centroid tiles of 128 rows stream through a 4-stage ring. A 128B swizzle spans 64 f16, so every 128-wide tile is
 # held as two 64-column panels (x0/x1, c0/c1) and the distance tile s = x · cᵀ is two wgmmas
 # over the two halves of D. The epilogue
 # forms ½‖c‖² − s with the ‖c‖² vector (precomputed, one f32 per centroid) down the columns, takes the per-row
 # argmin of the tile and merges it into a running (best distance, best index) pair kept in
 # register fragments. Strict `<` in the merge keeps the earlier tile on ties, and rowargmin
 # returns the lowest column on ties inside a tile, so ties resolve to the lower index.
-# B independent batches (grid axis 1, one launch for all of them).
+# B independent batches (the grid's second coordinate).
 # Shape domain: N % 128 == 0, K % 128 == 0, K >= 512, D == 128 (see README.md).
 kernel kmeans_assign_f16 target sm_90a family kmeans_assign
   const D = 128
@@ -24,15 +29,17 @@ kernel kmeans_assign_f16 target sm_90a family kmeans_assign
   param Cnorm: global f32[B, K]         # ‖c‖² per centroid
   param Out:   global i32[B, N]         # nearest centroid per point
   domain N % 128 == 0, K % 128 == 0, K >= 512
-  grid (N / 128, B) as (bm, b)
+  grid persistent (N / 128, B) as (bm, b)
   role load warps 0..3 regs 40
   role dist warps 4..11 regs 232        # two consumer warpgroups, 64 points each
+  pipeline xp stages 2
   pipeline cr stages 4
-  smem x0: f16[128, 64] swizzle 128B
-  smem x1: f16[128, 64] swizzle 128B
+  smem x0: f16[128, 64] swizzle 128B ring xp
+  smem x1: f16[128, 64] swizzle 128B ring xp
   smem c0: f16[128, 64] swizzle 128B ring cr
   smem c1: f16[128, 64] swizzle 128B ring cr
-  barrier xfull producers load consumers dist arrivals 1
+  barrier xfull  ring xp producers load consumers dist arrivals 1
+  barrier xempty ring xp producers dist consumers load arrivals 2
   barrier full  ring cr producers load consumers dist arrivals 1
   barrier empty ring cr producers dist consumers load arrivals 2
   frag s:      f32[128, 128] in dist split m
@@ -43,8 +50,11 @@ kernel kmeans_assign_f16 target sm_90a family kmeans_assign
   frag best_i: i32[128] in dist split m
 {
   in load {
-    tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull
-    tma x1 <- X[b, bm * 128 +: 128, 64 +: 64] signal xfull
+    for i in 0 .. 1 pipelined xp {
+      wait xempty
+      tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull
+      tma x1 <- X[b, bm * 128 +: 128, 64 +: 64] signal xfull
+    }
     for j in 0 .. K / 128 pipelined cr {
       wait empty
       tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full
@@ -54,18 +64,21 @@ kernel kmeans_assign_f16 target sm_90a family kmeans_assign
   in dist {
     best_d = inf
     best_i = 0
-    wait xfull
-    for j in 0 .. K / 128 pipelined cr {
-      load cn <- Cnorm[b, j * 128 +: 128]
-      wait full
-      wgmma s = x0 @ c0^T
-      wgmma s += x1 @ c1^T
-      wgmma_wait 0
-      arrive empty
-      s = 0.5 * cols(cn) - s
-      tmin, targ = rowargmin(s)
-      best_i = where(tmin < best_d, targ + j * 128, best_i)
-      best_d = min(best_d, tmin)
+    for i in 0 .. 1 pipelined xp {
+      wait xfull
+      for j in 0 .. K / 128 pipelined cr {
+        load cn <- Cnorm[b, j * 128 +: 128]
+        wait full
+        wgmma s = x0 @ c0^T
+        wgmma s += x1 @ c1^T
+        wgmma_wait 0
+        arrive empty
+        s = 0.5 * cols(cn) - s
+        tmin, targ = rowargmin(s)
+        best_i = where(tmin < best_d, targ + j * 128, best_i)
+        best_d = min(best_d, tmin)
+      }
+      arrive xempty
     }
     store Out[b, bm * 128 +: 128] <- best_i
   }
