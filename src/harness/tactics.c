@@ -59,6 +59,8 @@ static const Tactic registry[] = {
 	    "give the wgmma role N consumer warpgroups (warps, release arrivals, fragment split, regs)"),
 	ROW(persistent, 1, "", 0, 0,
 	    "make the grid persistent: one CTA per SM walks the tiles, rings carry across tiles"),
+	ROW(operand_ring, 1, "", 0, 0,
+	    "persistent grid, each once-per-tile operand in a 2-stage ring of its own: the next tile's copy loads while the current one is in use"),
 	ROW(nonpersistent, 1, "", 0, 0,
 	    "make a persistent grid one CTA per tile again"),
 	ROW(raster_group, 1, "G", 1, 1,
@@ -297,19 +299,19 @@ int tac_stmt_exprs(Stmt *s, Expr ***slots, int max)
 	return n;
 }
 
-static bool expr_uses(const Expr *e, const char *name)
+bool tac_expr_uses(const Expr *e, const char *name)
 {
 	if (!e)
 		return false;
 	if ((e->kind == E_IDENT || e->kind == E_CALL) && e->name && strcmp(e->name, name) == 0)
 		return true;
-	if (expr_uses(e->lhs, name) || expr_uses(e->rhs, name) || expr_uses(e->base, name))
+	if (tac_expr_uses(e->lhs, name) || tac_expr_uses(e->rhs, name) || tac_expr_uses(e->base, name))
 		return true;
 	for (int i = 0; i < e->nargs; i++)
-		if (expr_uses(e->args[i], name))
+		if (tac_expr_uses(e->args[i], name))
 			return true;
 	for (int i = 0; i < e->nslices; i++)
-		if (expr_uses(e->slices[i].start, name) || expr_uses(e->slices[i].len, name))
+		if (tac_expr_uses(e->slices[i].start, name) || tac_expr_uses(e->slices[i].len, name))
 			return true;
 	return false;
 }
@@ -327,7 +329,7 @@ static void scan_name(Stmt *s, void *arg)
 	Expr **slots[16];
 	int n = tac_stmt_exprs(s, slots, 16);
 	for (int i = 0; i < n; i++)
-		ns->used = ns->used || expr_uses(*slots[i], ns->name);
+		ns->used = ns->used || tac_expr_uses(*slots[i], ns->name);
 }
 
 bool tac_name_used(Kernel *k, const char *name)

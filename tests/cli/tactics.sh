@@ -141,6 +141,10 @@ chain gemm kernels/gemm/seed_naive.cake kernels/gemm/gemm_ws_128x256_s4.cake gem
 	warp_specialize stages:4 consumers:2 tile_n:256 raster_group:16
 chain assign kernels/kmeans/seed_naive.cake "$A" kmeans_assign \
 	warp_specialize stages:4 tile_m:128 consumers:2 tile_m:256 regs:load:24 consumers:4
+# ... and on to the persistent assign of kernels/kmeans/assign.cake (the point tile in a ring of
+# its own: operand_ring, after a centroid stage gave it room)
+chain assign_persistent kernels/kmeans/seed_naive.cake kernels/kmeans/assign.cake kmeans_assign \
+	warp_specialize stages:4 tile_m:128 consumers:2 tile_m:256 regs:load:24 consumers:4 stages:3 regs:load:32 operand_ring
 
 # ---- results build ----
 run apply split_k:4 "$G"

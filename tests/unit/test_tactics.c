@@ -34,6 +34,7 @@ static const char *GPERS = "kernels/gemm/gemm_persistent.cake";
 static const char *ASSIGN = "tests/corpus/good/kmeans_assign_tile_per_cta.cake";
 static const char *GSEED = "kernels/gemm/seed_naive.cake";
 static const char *ASEED = "kernels/kmeans/seed_naive.cake";
+static const char *APERS = "kernels/kmeans/assign.cake";   /* the persistent assign */
 static const char *ROWSUM = "tests/corpus/good/rowsum_single_role_ring.cake";
 
 /* What a result's plan says, copied out of its arena. */
@@ -762,6 +763,69 @@ static void test_seed_chains(void **state)
 	free(want);
 	free(h.text);
 	free(r.text);
+	/* ... and on to kernels/kmeans/assign.cake's persistent kmeans_assign: room for a second
+	 * point stage (3 centroid stages), 32 registers for the producer (at 24 its persistent
+	 * tile loop spills in ptxas, which the tactics' register count does not see), then the
+	 * point tile into a ring of its own on a persistent grid */
+	static const char *const assign_p[] = {"warp_specialize", "stages:4", "tile_m:128", "consumers:2", "tile_m:256",
+	                                       "regs:load:24", "consumers:4", "stages:3", "regs:load:32", "operand_ring"};
+	walk_chain(ASEED, assign_p, 10, &r);
+	want = hand_written(APERS, "kmeans_assign", "kmeans_assign_seed_naive", &h);
+	assert_string_equal(r.text, want);
+	same_plan(&r, &h);
+	assert_true(r.persistent);
+	free(want);
+	free(h.text);
+	free(r.text);
+}
+
+/* operand_ring: the once-per-tile operand into a ring of its own on a persistent grid */
+static void test_operand_ring(void **state)
+{
+	Res r;
+	/* the f16 twin's form (two consumer warpgroups, 4 centroid stages): room for both point stages */
+	const char *f16 =
+		"kernel a16 target sm_90a family kmeans_assign\n  const D = 128\n  param X: global f16[B, N, D]\n"
+		"  param Cent: global f16[B, K, D]\n  param Cnorm: global f32[B, K]\n  param Out: global i32[B, N]\n"
+		"  domain N % 128 == 0, K % 128 == 0, K >= 512\n  grid (N / 128, B) as (bm, b)\n"
+		"  role load warps 0..3 regs 40\n  role dist warps 4..11 regs 232\n  pipeline cr stages 4\n"
+		"  smem x0: f16[128, 64] swizzle 128B\n  smem x1: f16[128, 64] swizzle 128B\n"
+		"  smem c0: f16[128, 64] swizzle 128B ring cr\n  smem c1: f16[128, 64] swizzle 128B ring cr\n"
+		"  barrier xfull producers load consumers dist arrivals 1\n"
+		"  barrier full ring cr producers load consumers dist arrivals 1\n"
+		"  barrier empty ring cr producers dist consumers load arrivals 2\n"
+		"  frag s: f32[128, 128] in dist split m\n  frag cn: f32[128] in dist\n  frag tmin: f32[128] in dist split m\n"
+		"  frag targ: i32[128] in dist split m\n  frag best_d: f32[128] in dist split m\n  frag best_i: i32[128] in dist split m\n"
+		"{\n  in load {\n    tma x0 <- X[b, bm * 128 +: 128, 0 +: 64] signal xfull\n"
+		"    tma x1 <- X[b, bm * 128 +: 128, 64 +: 64] signal xfull\n    for j in 0 .. K / 128 pipelined cr {\n"
+		"      wait empty\n      tma c0 <- Cent[b, j * 128 +: 128, 0 +: 64] signal full\n"
+		"      tma c1 <- Cent[b, j * 128 +: 128, 64 +: 64] signal full\n    }\n  }\n  in dist {\n    best_d = inf\n"
+		"    best_i = 0\n    wait xfull\n    for j in 0 .. K / 128 pipelined cr {\n      load cn <- Cnorm[b, j * 128 +: 128]\n"
+		"      wait full\n      wgmma s = x0 @ c0^T\n      wgmma s += x1 @ c1^T\n      wgmma_wait 0\n      arrive empty\n"
+		"      s = 0.5 * cols(cn) - s\n      tmin, targ = rowargmin(s)\n      best_i = where(tmin < best_d, targ + j * 128, best_i)\n"
+		"      best_d = min(best_d, tmin)\n    }\n    store Out[b, bm * 128 +: 128] <- best_i\n  }\n}\n";
+	StrBuf out = {0}, why = {0};
+	assert_int_equal(tactic_apply_text(f16, strlen(f16), "operand_ring", NULL, &out, &why), TACTIC_OK);
+	check_text(sb_str(&out), NULL, &r);
+	r.text = xstrdup(sb_str(&out));
+	has(&r, "  grid persistent (N / 128, B) as (bm, b)\n");
+	has(&r, "  pipeline xp stages 2\n  pipeline cr stages 4\n");
+	has(&r, "  smem x0: f16[128, 64] swizzle 128B ring xp\n");
+	has(&r, "  barrier xfull ring xp producers load consumers dist arrivals 1\n"
+	        "  barrier xempty ring xp producers dist consumers load arrivals 2\n");
+	has(&r, "    for i in 0 .. 1 pipelined xp {\n      wait xempty\n      tma x0 <- ");
+	has(&r, "      arrive xempty\n    }\n    store Out[");
+	assert_true(r.persistent);
+	free(r.text);
+	sb_free(&out);
+	sb_free(&why);
+	/* refusals: no room for the second point stage (the pipeline re-checks the result), no
+	 * once-per-tile operand, a grid already persistent */
+	apply_refused(ASSIGN, "kmeans_assign", "operand_ring", TACTIC_REJECTED, "[CK-RES-001]");
+	apply_refused(G128x256, NULL, "operand_ring", TACTIC_NOT_APPLICABLE,
+	              "kernel 'gemm_bf16' has no once-per-tile TMA load at the top of a role");
+	apply_refused(APERS, "kmeans_assign", "operand_ring", TACTIC_NOT_APPLICABLE, "is already persistent");
+	apply_refused(ASSIGN, "kmeans_assign", "operand_ring:2", TACTIC_BAD_SPEC, "'operand_ring' takes no arguments");
 }
 
 /* ---- the harness: bad specs, bad inputs, proposals ---- */
@@ -893,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_unroll),
 		cmocka_unit_test(test_warp_specialize),
 		cmocka_unit_test(test_seed_chains),
+		cmocka_unit_test(test_operand_ring),
 		cmocka_unit_test(test_bad_spec),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_canonical),
