@@ -24,6 +24,9 @@
  *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
+ *   acc_emu gen-assign DIR B SEED  kernels/kmeans/assign.cake: X [B, N, 128], Cent [B, K, 128] (bf16;
+ *                                  f16 with ASSIGN_F16=1), Cnorm = ‖c‖², Out poisoned (ASSIGN_N, ASSIGN_K)
+ *   acc_emu check-assign DIR B SEED  the labels against the float64 argmin of ½‖c‖² − x·c
  *   acc_emu gen-gemm DIR M SEED    a corpus GEMM (C = A B^T, bf16; N = 256, K = 384): A [M, K], B [N, K]
  *                                  (gen-gemm384 / check-gemm384: N = 384, for 128x192 tiles; the
  *                                  environment's GEMM_N and GEMM_K, when set, replace N and K)
@@ -564,8 +567,71 @@ static int streamk_case(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* kernels/kmeans/assign.cake's kmeans_assign (and the f16 twin with ASSIGN_F16=1): B batches of
+ * N points (env ASSIGN_N, default 512) against K centroids (ASSIGN_K, default 512), D = 128;
+ * Cnorm is the centroids' ‖c‖² in f32, Out poisoned with -1; the labels are checked against the
+ * float64 argmin of the kernel's score (oracle_kmeans_assign, ties within 2^-8 excused) */
+static int assign_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]), N = getenv("ASSIGN_N") ? atoll(getenv("ASSIGN_N")) : 512,
+	          K = getenv("ASSIGN_K") ? atoll(getenv("ASSIGN_K")) : 512, D = 128;
+	bool f16 = getenv("ASSIGN_F16") && atoi(getenv("ASSIGN_F16"));
+	uint64_t seed = strtoull(argv[4], NULL, 10), st = seed;
+	if (B < 1 || N < 1 || K < 1)
+		return 2;
+	size_t nx = (size_t)(B * N * D), nc = (size_t)(B * K * D);
+	uint16_t *X = malloc(2 * nx), *C = malloc(2 * nc);
+	float *cn = malloc(4 * (size_t)(B * K)), *tmp = malloc(4 * (nx > nc ? nx : nc));
+	unif(tmp, nx, &st);
+	for (size_t i = 0; i < nx; i++)
+		X[i] = oracle_f32_to_elt(tmp[i], f16);
+	unif(tmp, nc, &st);
+	for (size_t i = 0; i < nc; i++)
+		C[i] = oracle_f32_to_elt(tmp[i], f16);
+	for (long long r = 0; r < B * K; r++) {
+		float a = 0;
+		for (long long d = 0; d < D; d++) {
+			float v = oracle_elt_to_f32(C[r * D + d], f16);
+			a += v * v;
+		}
+		cn[r] = a;
+	}
+	int bad = 0;
+	if (!strncmp(argv[1], "gen-", 4)) {
+		wr(dir, "X", X, 2 * nx), wr(dir, "Cent", C, 2 * nc), wr(dir, "Cnorm", cn, 4 * (size_t)(B * K));
+		float *o = nanbuf((size_t)(B * N));
+		wr(dir, "Out", o, 4 * (size_t)(B * N));
+		free(o);
+	} else {
+		float *raw = rd(dir, "Out", (size_t)(B * N));
+		int32_t *out = malloc(4 * (size_t)(B * N));
+		memcpy(out, raw, 4 * (size_t)(B * N));
+		long long mism = 0, ties = 0;
+		int *rows = malloc(sizeof(int) * (size_t)N);
+		for (long long i = 0; i < N; i++)
+			rows[i] = (int)i;
+		for (long long b = 0; b < B; b++) {
+			KmeansAssignCheck res;
+			long long m = oracle_kmeans_assign(X + b * N * D, C + b * K * D, f16, cn + b * K, (int)K, (int)D,
+			                                   out + b * N, rows, (int)N, ORACLE_KMEANS_TOL, 1, &res);
+			mism += m < 0 ? N : m;
+			ties += res.ties_excused;
+		}
+		bad = mism != 0;
+		printf("assign: %lld of %lld labels wrong (%lld near-ties excused)%s\n", mism, B * N, ties, bad ? " FAIL" : "");
+		free(raw), free(out), free(rows);
+	}
+	free(X), free(C), free(cn), free(tmp);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strstr(argv[1], "-assign"))
+		return assign_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-streamk"))
 		return streamk_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-panels"))

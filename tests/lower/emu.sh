@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/lower/emu.sh — the SIMT kernels of kernels/kda/, the accumulator-layout corpus
-# kernels and the chunked KDA prefill sketch executed on the CPU emulator.
+# kernels, the chunked KDA prefill sketch, the GEMM library's tiles and the k-means assign
+# kernels executed on the CPU emulator.
 #
 #   CAKE=bin/cake sh tests/lower/emu.sh
 #
@@ -174,6 +175,14 @@ GEMM_N=200 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 2
 GEMM_N=1000 GEMM_K=128 KERNEL=gemm_bf16_tma_128x192 acc_case gemm_tma_128x192_clip $F gemm 128 59 M=128 N=1000 K=128
 # persistent 128x160 tiles: five 32-column store panels of a 64B-swizzled staging tile
 GEMM_N=320 KERNEL=gemm_bf16_tma_p128x160 acc_case gemm_tma_p128x160 $F gemm 384 60 M=384 N=320 K=384
+# the k-means assign on a persistent grid (3 emulated SMs walk 2 batches x 4 point tiles): the
+# point tile in a 2-stage ring of its own, read by the wgmmas of the inner loop over centroid
+# tiles (the lowering's nested pipelined loops), labels against the float64 argmin
+ASSIGN_N=1024 ASSIGN_K=512 KERNEL=kmeans_assign acc_case kmeans_assign kernels/kmeans/assign.cake assign 2 62 B=2 N=1024 K=512
+ASSIGN_F16=1 ASSIGN_N=384 ASSIGN_K=640 KERNEL=kmeans_assign_f16 acc_case kmeans_assign_f16 kernels/kmeans/assign_f16.cake assign 1 63 B=1 N=384 K=640
+# ... and it must be able to fail: the consumers read the point stage of the previous tile
+MUTATE='s|smem_x0 + 32768u \* xp_stage + role_wg|smem_x0 + 32768u * (xp_stage ^ 1u) + role_wg|' ASSIGN_N=1024 ASSIGN_K=512 KERNEL=kmeans_assign \
+	acc_case kmeans_assign kernels/kmeans/assign.cake assign 2 64 B=2 N=1024 K=512
 # 64x96 tiles: three 32-column store panels, one consumer warpgroup
 KERNEL=gemm_bf16_tma_64x96 acc_case gemm_tma_64x96 $F gemm384 192 61 M=192 N=384 K=384
 # ... and it must be able to fail: without the derived wait before the staging buffer is
