@@ -59,6 +59,8 @@ static const Tactic registry[] = {
 	    "give the wgmma role N consumer warpgroups (warps, release arrivals, fragment split, regs)"),
 	ROW(persistent, 1, "", 0, 0,
 	    "make the grid persistent: one CTA per SM walks the tiles, rings carry across tiles"),
+	ROW(ragged, 1, "DIM", 1, 1,
+	    "let the grid axis that covers DIM in whole tiles cover any DIM: its last tile's TMA boxes clipped"),
 	ROW(operand_ring, 1, "", 0, 0,
 	    "persistent grid, each once-per-tile operand in a 2-stage ring of its own: the next tile's copy loads while the current one is in use"),
 	ROW(nonpersistent, 1, "", 0, 0,

@@ -14,7 +14,9 @@
  * tactics_tile.c the tile tactics (tile_m/n/k, centroid_tile, swizzle,
  * split_k), tactics_ws.c warp_specialize (a single role split into a TMA
  * producer and its consumer), tactics_ring.c operand_ring (a once-per-tile
- * operand moved into a ring of its own on a persistent grid).
+ * operand moved into a ring of its own on a persistent grid), tactics_ragged.c
+ * ragged (a grid axis over whole tiles made to cover any extent, TMA boxes
+ * clipped).
  *
  * Reasons: every refusal is one sentence without a trailing period and
  * without the tactic's name (the caller prefixes it), naming the construct
@@ -87,7 +89,7 @@ struct TacCtx {
 TAC_HOOKS(tile_m) TAC_HOOKS(tile_n) TAC_HOOKS(tile_k) TAC_HOOKS(centroid_tile) TAC_HOOKS(stages)
 TAC_HOOKS(consumers) TAC_HOOKS(persistent) TAC_HOOKS(nonpersistent) TAC_HOOKS(raster_group)
 TAC_HOOKS(split_k) TAC_HOOKS(swap_ab) TAC_HOOKS(swizzle) TAC_HOOKS(regs) TAC_HOOKS(unroll)
-TAC_HOOKS(warp_specialize) TAC_HOOKS(operand_ring)
+TAC_HOOKS(warp_specialize) TAC_HOOKS(operand_ring) TAC_HOOKS(ragged)
 #undef TAC_HOOKS
 
 /* ---- tactics.c: reasons, arguments, AST helpers ---- */

@@ -779,6 +779,34 @@ static void test_seed_chains(void **state)
 	free(r.text);
 }
 
+/* ragged:DIM: a grid axis over whole tiles made to cover any DIM, its TMA boxes clipped */
+static void test_ragged(void **state)
+{
+	Res r, h;
+	const char *whole = "tests/corpus/good/gemm_tma_128x192_whole_tiles.cake";
+	/* the pre-session-12 128x192 tile becomes the library's clipped kernel exactly */
+	apply_ok(whole, NULL, "ragged:N", &r);
+	char *want = hand_written("kernels/gemm/gemm_tma.cake", "gemm_bf16_tma_128x192", "gemm_bf16_tma_128x192", &h);
+	assert_string_equal(r.text, want);
+	same_plan(&r, &h);
+	free(want);
+	free(h.text);
+	free(r.text);
+	/* along M nothing is the innermost extent of a tensor: the clause goes, the A boxes and
+	 * the C panels clip */
+	apply_ok(whole, NULL, "ragged:M", &r);
+	has(&r, "  domain N % 192 == 0, K % 64 == 0, K >= 64\n  grid (N / 192, (M + 127) / 128) as (bn, bm)\n");
+	has(&r, "      tma a <- A[bm * 128 +: 128, k * 64 +: 64] clip signal full\n");
+	has(&r, "    tma C[bm * 128 +: 128, bn * 192 + 128 +: 64] clip <- cs[:, 128 +: 64]\n");
+	free(r.text);
+	/* refusals: a plain store, a dim no grid axis covers, an unknown dim, no argument */
+	apply_refused("kernels/gemm/gemm_ws_128x192_s5.cake", NULL, "ragged:N", TACTIC_NOT_APPLICABLE,
+	              "the store of 'C' at line");
+	apply_refused(whole, NULL, "ragged:K", TACTIC_NOT_APPLICABLE, "no grid extent of kernel 'gemm_bf16_tma_128x192' covers 'K'");
+	apply_refused(whole, NULL, "ragged:Q", TACTIC_NOT_APPLICABLE, "has no dim 'Q'");
+	apply_refused(whole, NULL, "ragged", TACTIC_BAD_SPEC, "'ragged' takes ragged:DIM");
+}
+
 /* operand_ring: the once-per-tile operand into a ring of its own on a persistent grid */
 static void test_operand_ring(void **state)
 {
@@ -958,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_warp_specialize),
 		cmocka_unit_test(test_seed_chains),
 		cmocka_unit_test(test_operand_ring),
+		cmocka_unit_test(test_ragged),
 		cmocka_unit_test(test_bad_spec),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_canonical),
