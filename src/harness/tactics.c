@@ -352,6 +352,40 @@ bool tac_name_used(Kernel *k, const char *name)
 	return ns.used || builtin_find(name) != NULL;
 }
 
+const char *tac_fresh_name(TacCtx *t, const char *base, const char *also)
+{
+	const char *n = base;
+	for (int i = 2; tac_name_used(t->k, n) || (also && strcmp(n, also) == 0); i++)
+		n = arena_printf(&t->c->arena, "%s%d", base, i);
+	return n;
+}
+
+Stmt *tac_new_stmt(TacCtx *t, StmtKind kind, const char *name)
+{
+	Stmt *s = arena_alloc(&t->c->arena, sizeof *s);
+	s->kind = kind;
+	s->span = s->name_span = s->pipe_span = s->body_end = s->els_end = NOSPAN;
+	s->name = name;
+	return s;
+}
+
+const char **tac_name_list(TacCtx *t, const char *name)
+{
+	const char **l = arena_alloc(&t->c->arena, sizeof *l);
+	l[0] = name;
+	return l;
+}
+
+void tac_insert_decl(TacCtx *t, Decl *d, int at)
+{
+	Kernel *k = t->k;
+	Decl **ds = arena_alloc(&t->c->arena, sizeof(Decl *) * (size_t)(k->ndecls + 1));
+	for (int i = 0, j = 0; i <= k->ndecls; i++)
+		ds[i] = i == at ? d : k->decls[j++];
+	k->decls = ds;
+	k->ndecls++;
+}
+
 int tac_role_wgs(const Decl *r)
 {
 	int warps = r->warp_hi - r->warp_lo + 1;

@@ -94,6 +94,15 @@ TAC_HOOKS(warp_specialize) TAC_HOOKS(operand_ring) TAC_HOOKS(ragged)
 
 /* ---- tactics.c: reasons, arguments, AST helpers ---- */
 
+/* `base`, or base2, base3, ...: the first name the kernel does not use (nor `also`). */
+const char *tac_fresh_name(TacCtx *t, const char *base, const char *also);
+/* A new statement of kind, named name (a role, barrier or loop variable), without a span. */
+Stmt *tac_new_stmt(TacCtx *t, StmtKind kind, const char *name);
+/* A one-name list (a barrier's producers or consumers). */
+const char **tac_name_list(TacCtx *t, const char *name);
+/* Insert d into the kernel's declarations at index at. */
+void tac_insert_decl(TacCtx *t, Decl *d, int at);
+
 /* Does expression e mention name (an identifier, a callee, an indexed base)? */
 bool tac_expr_uses(const Expr *e, const char *name);
 

@@ -248,15 +248,6 @@ bool operand_ring_pre(TacCtx *t)
 	return or_scan(t, &o);
 }
 
-static Stmt *new_stmt(TacCtx *t, StmtKind kind, const char *name)
-{
-	Stmt *s = arena_alloc(&t->c->arena, sizeof *s);
-	s->kind = kind;
-	s->span = s->name_span = s->pipe_span = s->body_end = s->els_end = NOSPAN;
-	s->name = name;
-	return s;
-}
-
 static Expr *int_expr(TacCtx *t, long long v)
 {
 	Expr *e = arena_alloc(&t->c->arena, sizeof *e);
@@ -267,34 +258,16 @@ static Expr *int_expr(TacCtx *t, long long v)
 	return e;
 }
 
-static const char *fresh(TacCtx *t, const char *base)
-{
-	const char *n = base;
-	for (int i = 2; tac_name_used(t->k, n); i++)
-		n = arena_printf(&t->c->arena, "%s%d", base, i);
-	return n;
-}
-
 /* `for VAR in 0 .. 1 pipelined PIPE { body }` */
 static Stmt *one_step(TacCtx *t, const char *var, const char *pipe, Stmt **body, int n)
 {
-	Stmt *f = new_stmt(t, S_FOR, var);
+	Stmt *f = tac_new_stmt(t, S_FOR, var);
 	f->pipe = pipe;
 	f->lo = int_expr(t, 0);
 	f->hi = int_expr(t, 1);
 	f->body = body;
 	f->nbody = n;
 	return f;
-}
-
-static void insert_decl(TacCtx *t, Decl *d, int at)
-{
-	Kernel *k = t->k;
-	Decl **ds = arena_alloc(&t->c->arena, sizeof(Decl *) * (size_t)(k->ndecls + 1));
-	for (int i = 0, j = 0; i <= k->ndecls; i++)
-		ds[i] = i == at ? d : k->decls[j++];
-	k->decls = ds;
-	k->ndecls++;
 }
 
 /* operand_ring's rewrite of the AST (Tactic.apply). */
@@ -312,11 +285,11 @@ bool operand_ring_apply(TacCtx *t)
 		stem[bl - 4] = 0;
 	if (!stem[0])
 		stem = "t";
-	const char *pipe = fresh(t, arena_printf(&t->c->arena, "%sp", stem));
-	const char *empty = fresh(t, arena_printf(&t->c->arena, "%sempty", stem));
+	const char *pipe = tac_fresh_name(t, arena_printf(&t->c->arena, "%sp", stem), NULL);
+	const char *empty = tac_fresh_name(t, arena_printf(&t->c->arena, "%sempty", stem), NULL);
 	if (strcmp(pipe, empty) == 0)
-		empty = fresh(t, arena_printf(&t->c->arena, "%s_release", stem));
-	const char *var = fresh(t, "i");
+		empty = tac_fresh_name(t, arena_printf(&t->c->arena, "%s_release", stem), NULL);
+	const char *var = tac_fresh_name(t, "i", NULL);
 	/* the pipeline, before the first one (the once-per-tile buffers usually come first), or
 	 * before the first buffer */
 	Decl *pd = arena_alloc(&t->c->arena, sizeof *pd);
@@ -331,7 +304,7 @@ bool operand_ring_apply(TacCtx *t)
 		if (k->decls[i]->kind == D_SMEM && first_smem < 0)
 			first_smem = i;
 	}
-	insert_decl(t, pd, at >= 0 ? at : first_smem >= 0 ? first_smem : k->ndecls);
+	tac_insert_decl(t, pd, at >= 0 ? at : first_smem >= 0 ? first_smem : k->ndecls);
 	/* the buffers and the barrier join the ring; the release barrier follows the barrier */
 	for (int b = 0; b < o.nbufs; b++)
 		o.bufs[b]->ring = pipe;
@@ -341,20 +314,18 @@ bool operand_ring_apply(TacCtx *t)
 	e->span = e->name_span = e->ring_span = NOSPAN;
 	e->name = empty;
 	e->ring = pipe;
-	e->producers = arena_alloc(&t->c->arena, sizeof(const char *));
-	e->producers[0] = o.cons->name;
+	e->producers = tac_name_list(t, o.cons->name);
 	e->nproducers = 1;
-	e->consumers = arena_alloc(&t->c->arena, sizeof(const char *));
-	e->consumers[0] = o.prod->name;
+	e->consumers = tac_name_list(t, o.prod->name);
 	e->nconsumers = 1;
 	e->arrivals = tac_role_wgs(o.cons);
 	int bi = 0;
 	while (bi < k->ndecls && k->decls[bi] != o.bar)
 		bi++;
-	insert_decl(t, e, bi + 1);
+	tac_insert_decl(t, e, bi + 1);
 	/* the producer: wait for the stage, then the loads */
 	Stmt **lb = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)(o.nloads + 1));
-	lb[0] = new_stmt(t, S_WAIT, empty);
+	lb[0] = tac_new_stmt(t, S_WAIT, empty);
 	for (int q = 0; q < o.nloads; q++)
 		lb[q + 1] = o.pin->body[o.first + q];
 	Stmt **pb = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)o.pin->nbody);
@@ -372,7 +343,7 @@ bool operand_ring_apply(TacCtx *t)
 	Stmt **cb = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)(span + 1));
 	for (int q = 0; q < span; q++)
 		cb[q] = o.cin->body[o.wait + q];
-	cb[span] = new_stmt(t, S_ARRIVE, empty);
+	cb[span] = tac_new_stmt(t, S_ARRIVE, empty);
 	Stmt **nb = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)o.cin->nbody);
 	int nc = 0;
 	for (int q = 0; q < o.cin->nbody; q++) {

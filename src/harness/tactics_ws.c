@@ -197,15 +197,6 @@ static bool has_ptr(void *const *list, int n, const void *p)
 	return false;
 }
 
-/* `base`, or base2, base3, ... : the first name the kernel does not use. */
-static const char *fresh_name(TacCtx *t, const char *base, const char *also)
-{
-	const char *n = base;
-	for (int i = 2; tac_name_used(t->k, n) || (also && strcmp(n, also) == 0); i++)
-		n = arena_printf(&t->c->arena, "%s%d", base, i);
-	return n;
-}
-
 /* ---- the precondition's analysis ---- */
 
 /* Check one TMA load the producer will issue; `loop` is its pipelined loop or NULL. */
@@ -424,33 +415,6 @@ bool warp_specialize_pre(TacCtx *t)
 	return ws_scan(t, &w);
 }
 
-static Stmt *new_stmt(TacCtx *t, StmtKind kind, const char *name)
-{
-	Stmt *s = arena_alloc(&t->c->arena, sizeof *s);
-	s->kind = kind;
-	s->span = s->name_span = s->pipe_span = s->body_end = s->els_end = NOSPAN;
-	s->name = name;
-	return s;
-}
-
-static const char **name_list(TacCtx *t, const char *name)
-{
-	const char **l = arena_alloc(&t->c->arena, sizeof *l);
-	l[0] = name;
-	return l;
-}
-
-/* Insert d into the kernel's declarations at index at. */
-static void insert_decl(TacCtx *t, Decl *d, int at)
-{
-	Kernel *k = t->k;
-	Decl **ds = arena_alloc(&t->c->arena, sizeof(Decl *) * (size_t)(k->ndecls + 1));
-	for (int i = 0, j = 0; i <= k->ndecls; i++)
-		ds[i] = i == at ? d : k->decls[j++];
-	k->decls = ds;
-	k->ndecls++;
-}
-
 static int decl_index(const Kernel *k, const Decl *d)
 {
 	for (int i = 0; i < k->ndecls; i++)
@@ -468,7 +432,7 @@ bool warp_specialize_apply(TacCtx *t)
 		return false;
 	Decl *r = w.role;
 	/* the producer role, before the consumer */
-	const char *lname = fresh_name(t, "load", NULL);
+	const char *lname = tac_fresh_name(t, "load", NULL);
 	Decl *load = arena_alloc(&t->c->arena, sizeof *load);
 	load->kind = D_ROLE;
 	load->span = load->name_span = NOSPAN;
@@ -476,30 +440,30 @@ bool warp_specialize_apply(TacCtx *t)
 	load->warp_lo = 0;
 	load->warp_hi = 3;
 	load->regs = 40;
-	insert_decl(t, load, decl_index(k, r));
+	tac_insert_decl(t, load, decl_index(k, r));
 	r->warp_lo += 4;
 	r->warp_hi += 4;
 	/* TMA-signalled barriers are now produced by the producer */
 	for (int i = 0; i < w.nsig; i++) {
-		w.sigbars[i]->producers = name_list(t, lname);
+		w.sigbars[i]->producers = tac_name_list(t, lname);
 		w.sigbars[i]->nproducers = 1;
 	}
 	/* one empty barrier per pipeline, after the last barrier of its ring */
 	const char *empty[WS_MAX];
 	for (int p = 0; p < w.npipes; p++) {
 		const char *base = p == 0 ? "empty" : arena_printf(&t->c->arena, "%s_empty", w.pipes[p]->name);
-		empty[p] = fresh_name(t, base, NULL);
+		empty[p] = tac_fresh_name(t, base, NULL);
 		for (int q = 0; q < p; q++)
 			if (strcmp(empty[q], empty[p]) == 0)
-				empty[p] = fresh_name(t, arena_printf(&t->c->arena, "%s%d", base, p + 1), NULL);
+				empty[p] = tac_fresh_name(t, arena_printf(&t->c->arena, "%s%d", base, p + 1), NULL);
 		Decl *e = arena_alloc(&t->c->arena, sizeof *e);
 		e->kind = D_BARRIER;
 		e->span = e->name_span = e->ring_span = NOSPAN;
 		e->name = empty[p];
 		e->ring = w.pipes[p]->name;
-		e->producers = name_list(t, r->name);
+		e->producers = tac_name_list(t, r->name);
 		e->nproducers = 1;
-		e->consumers = name_list(t, lname);
+		e->consumers = tac_name_list(t, lname);
 		e->nconsumers = 1;
 		e->arrivals = tac_role_wgs(r);
 		int at = -1;
@@ -510,7 +474,7 @@ bool warp_specialize_apply(TacCtx *t)
 		}
 		if (at < 0)
 			at = k->ndecls;
-		insert_decl(t, e, at);
+		tac_insert_decl(t, e, at);
 	}
 	/* the producer's program: the role's loads in program order */
 	Stmt **prod = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)w.in->nbody);
@@ -532,14 +496,14 @@ bool warp_specialize_apply(TacCtx *t)
 		int pi = 0;
 		while (strcmp(w.pipes[pi]->name, s->pipe) != 0)
 			pi++;
-		Stmt *f = new_stmt(t, S_FOR, s->name);
+		Stmt *f = tac_new_stmt(t, S_FOR, s->name);
 		f->pipe = s->pipe;
 		f->lo = s->lo;
 		f->hi = s->hi;
 		f->step = s->step;
 		f->unroll = s->unroll;
 		f->body = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)(s->nbody + 1));
-		f->body[f->nbody++] = new_stmt(t, S_WAIT, empty[pi]);
+		f->body[f->nbody++] = tac_new_stmt(t, S_WAIT, empty[pi]);
 		Stmt **rest = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)(s->nbody + 1));
 		int nr = 0;
 		for (int q = 0; q < s->nbody; q++) {
@@ -549,7 +513,7 @@ bool warp_specialize_apply(TacCtx *t)
 			else
 				rest[nr++] = b;
 			if (q == w.release[li])
-				rest[nr++] = new_stmt(t, S_ARRIVE, empty[pi]);
+				rest[nr++] = tac_new_stmt(t, S_ARRIVE, empty[pi]);
 		}
 		s->body = rest;
 		s->nbody = nr;
@@ -557,7 +521,7 @@ bool warp_specialize_apply(TacCtx *t)
 	}
 	w.in->body = cons;
 	w.in->nbody = nc;
-	Stmt *pin = new_stmt(t, S_IN, lname);
+	Stmt *pin = tac_new_stmt(t, S_IN, lname);
 	pin->body = prod;
 	pin->nbody = np;
 	Stmt **top = arena_alloc(&t->c->arena, sizeof(Stmt *) * (size_t)(k->nbody + 1));
