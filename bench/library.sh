@@ -13,6 +13,7 @@
 #        WHEELS (.whl: Flash-KMeans' wheel), SITE (/tmp/site), OUT (/tmp/cake-library),
 #        ITERS (10), TOL (0.0), REPS (5), CALLS (10), DTYPES (bf16), GEMM_SHAPES, KM_SHAPES,
 #        GRAPHS (1: also time the GEMM dispatcher and cuBLAS from CUDA graphs, no host in them),
+#        GRAPH_ROUTES (0; 1: every forced GEMM route from CUDA graphs too),
 #        SANITIZE (1: also run the C smoke test under compute-sanitizer memcheck, and racecheck and
 #        synccheck on the GEMM shapes of SAN_SHAPES, "M,N,K ...": every route of each)
 # First, without torch, bench/library_smoke.c runs every route on small shapes against CPU

@@ -47,6 +47,7 @@ ITERS = int(os.environ.get("ITERS", 10))
 TOL = float(os.environ.get("TOL", 0.0))
 REPS = int(os.environ.get("REPS", 5))
 GRAPHS = os.environ.get("GRAPHS", "1") == "1"   # also time the dispatcher and cuBLAS from CUDA graphs
+GRAPH_ROUTES = os.environ.get("GRAPH_ROUTES", "0") == "1"   # ... and every forced route (slower)
 CALLS = int(os.environ.get("CALLS", 10))
 DTYPES = os.environ.get("DTYPES", "bf16").split(",")
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -304,7 +305,8 @@ def bench_gemm():
                 fns["route:" + rname] = lambda a, b, c, rn=rname: cake_kernels.gemm(a, b, out=c, route=rn)
         ts = time_interleaved(fns, copies)   # the dispatcher, cuBLAS and the forced routes, round by round
         t_c, t_b = ts["cake"], ts["cublas"]
-        tg = time_graphs({"cake": fns["cake"], "cublas": fns["cublas"]}, copies) if GRAPHS else {}
+        gf = fns if GRAPH_ROUTES else {"cake": fns["cake"], "cublas": fns["cublas"]}
+        tg = time_graphs(gf, copies) if GRAPHS else {}
         alt = {n[6:]: t for n, t in ts.items() if n.startswith("route:")}
         a, b, c = copies[0]
         cake_kernels.gemm(a, b, out=c)
@@ -315,6 +317,9 @@ def bench_gemm():
         if tg.get("cake") and tg.get("cublas"):   # the same calls replayed from CUDA graphs: no host
             r["graph_cake_us"], r["graph_cublas_us"] = tg["cake"], tg["cublas"]
             r["graph_ratio"] = tg["cublas"] / tg["cake"]
+        groutes = {n[6:]: v for n, v in tg.items() if n.startswith("route:") and v}
+        if groutes:   # GRAPH_ROUTES=1: every forced route from graphs too
+            r["graph_routes_us"] = groutes
         if alt:
             r["best_route"] = min(alt, key=alt.get)
         log("gemm", r)
@@ -322,6 +327,8 @@ def bench_gemm():
         alts = "  " + " ".join(f"{k}={v:.1f}" for k, v in alt.items()) if alt else ""
         gr = (f"  graphs {r['graph_cake_us']:.1f} / {r['graph_cublas_us']:.1f} us ratio {r['graph_ratio']:.3f}"
               if "graph_ratio" in r else "")
+        if "graph_routes_us" in r:
+            gr += "  graph routes " + " ".join(f"{k}={v:.1f}" for k, v in r["graph_routes_us"].items())
         print(f"gemm {M:>6}x{N:>6}x{K:>6} {r['route']:<20} cake {t_c:9.1f} us  cublas {t_b:9.1f} us  "
               f"ratio {r['ratio']:.3f}  {r['tflops']:6.1f} TFLOP/s  err {err:.1e}{gr}{alts}", flush=True)
         del copies, a, b, c, ref

@@ -1,0 +1,13 @@
+#!/bin/bash
+# bench/proto/s12/device_next.sh — ready for the next session's first device call (not run in
+# session 12: its device time was spent). Session 12 call 6 timed the GEMM dispatcher and cuBLAS
+# from CUDA graphs as well and found cuBLAS's M = 256 kernels 11-35 % faster than ours with the
+# host taken out (256x768x3072 0.65, 256x4096x4096 0.75, 256x3072x3072 0.78, 256x1024x4096
+# 0.81), which the host-inclusive ratio hides. This call times every forced route from graphs
+# too (GRAPH_ROUTES=1) at the small-M shapes, so the dispatcher's split-K and tile thresholds
+# can be read in GPU time: whether the split-K route (GEMM_SPLIT: S >= 4, or 2-3 slices with
+# K >= 4096 S) pays at K <= 4096 once the host is out of the picture, and how far each tile
+# route is from cuBLAS. Logs and gemm.jsonl (graph_routes_us per shape) in $OUT.
+set -u
+export GEMM_SHAPES="256,768,3072 256,768,768 256,3072,3072 256,4096,4096 256,1024,4096 256,1024,8192 256,4096,14336 256,11008,4096 256,8192,2048 512,4096,4096 512,3072,3072 1024,2048,2048"
+OUT=${OUT:-/tmp/cake-s12next} GRAPH_ROUTES=1 timeout 500 bash bench/library.sh gemm
