@@ -11,3 +11,21 @@
 set -u
 export GEMM_SHAPES="256,768,3072 256,768,768 256,3072,3072 256,4096,4096 256,1024,4096 256,1024,8192 256,4096,14336 256,11008,4096 256,8192,2048 512,4096,4096 512,3072,3072 1024,2048,2048"
 OUT=${OUT:-/tmp/cake-s12next} GRAPH_ROUTES=1 timeout 500 bash bench/library.sh gemm
+
+# Part 2: the KDA prep kernel on a persistent grid (bench/proto/s12/kda_prep_persistent.patch:
+# `grid persistent (NS / 2, H)`, its chunk ring carried from tile to tile, so the next pair's
+# first chunk loads during the current pair's second; the producer at 32 registers, the math
+# warpgroups at 232, where 24 / 240 spilled 8 bytes). On the CPU emulator it gives main's
+# errors on every split case (fixed length, T = 200, packed 65,1,63,64,40, bf16 state). Main
+# and the patched set alternating, two rounds, each checked against the float64 recurrence.
+K=/tmp/cake-s12next-kpers
+rm -rf "$K" && mkdir -p "$K" && cp kernels/kda/*.cake "$K/" && patch -s -d "$K" -p3 < bench/proto/s12/kda_prep_persistent.patch || exit 1
+for r in 1 2; do
+	for s in "--shape B=1,H=64,T=8192" "--shape B=8,H=64,T=1024" "--seqlens 1300,547,2048,963,271,3063 --shape H=64"; do
+		for v in main pers; do
+			kd=(); [ $v = pers ] && kd=(--kernels "$K")
+			# shellcheck disable=SC2086
+			echo "$v $s: $(timeout 120 bin/cake kda --mode prefill --lower-bound -5 $s --iters 10 --check-heads 4 "${kd[@]}" 2>&1 | grep -E 'time|check|FAIL' | tr '\n' ' ')"
+		done
+	done
+done
