@@ -7,10 +7,13 @@
 # too (GRAPH_ROUTES=1) at the small-M shapes, so the dispatcher's split-K and tile thresholds
 # can be read in GPU time: whether the split-K route (GEMM_SPLIT: S >= 4, or 2-3 slices with
 # K >= 4096 S) pays at K <= 4096 once the host is out of the picture, and how far each tile
-# route is from cuBLAS. Logs and gemm.jsonl (graph_routes_us per shape) in $OUT.
+# route is from cuBLAS. Logs and gemm.jsonl (graph_routes_us per shape) in $OUT. Part 2 (below)
+# is a KDA A/B; the two together may need more than one call's 600 s: `PART=1` or `PART=2` runs one.
 set -u
+PART=${PART:-all}
 export GEMM_SHAPES="256,768,3072 256,768,768 256,3072,3072 256,4096,4096 256,1024,4096 256,1024,8192 256,4096,14336 256,11008,4096 256,8192,2048 512,4096,4096 512,3072,3072 1024,2048,2048"
-OUT=${OUT:-/tmp/cake-s12next} GRAPH_ROUTES=1 timeout 500 bash bench/library.sh gemm
+[ "$PART" = 2 ] || OUT=${OUT:-/tmp/cake-s12next} GRAPH_ROUTES=1 timeout 500 bash bench/library.sh gemm
+[ "$PART" = 1 ] && exit 0
 
 # Part 2: the KDA prep kernel on a persistent grid (bench/proto/s12/kda_prep_persistent.patch:
 # `grid persistent (NS / 2, H)`, its chunk ring carried from tile to tile, so the next pair's
