@@ -77,11 +77,13 @@ R("CK-DATA-002", CAT_DATA, SEV_ERROR, 1, "fragment split mismatch across warpgro
   "replicated or differently split fragment (a warpgroup would hold only its own rows), or "
   "broadcasting an m-split row vector along columns with cols() mixes data of different "
   "warpgroups. Domain: fragments of roles with two or more warpgroups."),
-R("CK-DATA-003", CAT_DATA, SEV_ERROR, 1, "loop tile stride differs from the tile length",
+R("CK-DATA-003", CAT_DATA, SEV_ERROR, 2, "loop tile stride differs from the tile length",
   "A copy inside a loop whose start along one dimension advances with the loop variable must "
   "advance by exactly the slice length per iteration: a smaller step re-reads overlapping tiles, "
   "a larger one skips data (typically after changing a tile size in one place only). Compares "
-  "the start at two consecutive iterations with the length, for TMA, cp.async and load."),
+  "the start at two consecutive iterations with the length, for TMA, cp.async and load. The TMA "
+  "loads into the column panels of one buffer fill it together: along the panel dimension the "
+  "tile is the buffer's width (version 2; version 1 took each panel's box for the tile)."),
 R("CK-DATA-004", CAT_DATA, SEV_ERROR, 1, "loop does not cover the tensor dimension",
   "A loop that walks a global tensor dimension tile by tile, starting at 0 with the tile length "
   "as step, must cover the whole extent: trips x tile == extent at every sampled domain point. "
@@ -242,7 +244,7 @@ R("CK-MEM-001", CAT_SAFETY, SEV_ERROR, 1, "global output element never written",
   "index-vector slice), tensors the kernel also reads (an in-place update keeps what it does "
   "not write), and any point where a write depends on data (a bound, condition or index read "
   "from memory or a runtime scalar) or the budget ran out."),
-R("CK-MEM-002", CAT_SAFETY, SEV_ERROR, 1, "global output element written twice",
+R("CK-MEM-002", CAT_SAFETY, SEV_ERROR, 2, "global output element written twice",
   "Same model and points as CK-MEM-001: no element of a global tensor written by plain stores "
   "or TMA stores may be written by two executions — two CTAs (a tile index that does not "
   "depend on a grid coordinate, split-K partial sums stored instead of added), two roles, two "
@@ -251,17 +253,20 @@ R("CK-MEM-002", CAT_SAFETY, SEV_ERROR, 1, "global output element written twice",
   "a grid of cells made from all box edges; the first cell met twice is reported with both "
   "writers, the overlapping box, the point and the grid. Writes under a condition or loop the "
   "model cannot evaluate are left out; tensors written by atomic_add/fetch_add or a scatter "
-  "store are exempt (they are meant to be hit several times)."),
-R("CK-MEM-003", CAT_SAFETY, SEV_ERROR, 1, "global access outside the tensor",
+  "store are exempt (they are meant to be hit several times). A clipped TMA store writes the "
+  "part of its box inside the tensor; a kernel that clips is also checked at the middle and the "
+  "largest sampled points, where a ragged extent has several CTAs (version 2)."),
+R("CK-MEM-003", CAT_SAFETY, SEV_ERROR, 2, "global access outside the tensor",
   "Every access to a global tensor — store, TMA store, atomic_add, fetch_add, load, TMA load, "
   "cp_async and element reads in expressions (`let lo = Offsets[c + 1]`) — must stay inside "
   "the tensor on every dimension, for every CTA and iteration, at every checked domain point "
   "(the model and points of CK-MEM-001): 0 <= start and start + length <= extent (e.g. "
   "`bm * 128 +: 256` with only M % 128 == 0). Plain accesses outside are undefined behaviour; "
   "TMA loads read zeros there and TMA stores drop the part outside, which is wrong data either "
-  "way. Not judged: the dimension of a scatter index (the lowering skips rows outside), "
-  "indices read from memory, and accesses under a bound or condition the model cannot "
-  "evaluate."),
+  "way unless meant: a TMA box marked `clip` may run past the end (never before the start), "
+  "its zeros and dropped elements being the point (a ragged last tile; version 2). Not judged: "
+  "the dimension of a scatter index (the lowering skips rows outside), indices read from "
+  "memory, and accesses under a bound or condition the model cannot evaluate."),
 R("CK-MEM-004", CAT_SAFETY, SEV_ERROR, 1, "ring stage read after its release",
   "Inside a loop pipelined on P, `arrive B` on a ring barrier of P that gates a producer's "
   "refill of a ring buffer (the producer waits on B before writing the buffer in its "
@@ -367,9 +372,11 @@ R("CK-SCHED-001", CAT_SCHEDULE, SEV_ERROR, 2, "fragment used before initialisati
 R("CK-SCHED-002", CAT_SCHEDULE, SEV_WARNING, 1, "unused resource",
   "A declared shared buffer, barrier, fragment or pipeline that no statement uses costs "
   "shared memory or registers and usually means a schedule edit was left half done."),
-R("CK-SCHED-003", CAT_SCHEDULE, SEV_WARNING, 1, "more stages than iterations",
+R("CK-SCHED-003", CAT_SCHEDULE, SEV_WARNING, 2, "more stages than iterations",
   "A pipeline with more stages than the smallest trip count of its loop allowed by the domain "
-  "never fills; the extra stages only cost shared memory."),
+  "never fills; the extra stages only cost shared memory. Not on a persistent grid's top-level "
+  "loop, whose ring carries from tile to tile (a one-step loop over a 2-stage ring loads the "
+  "next tile's operand; version 2)."),
 R("CK-SCHED-004", CAT_SCHEDULE, SEV_WARNING, 1, "dead role",
   "A role declared without an `in` block idles its warps (and still takes registers)."),
 R("CK-SCHED-005", CAT_SCHEDULE, SEV_WARNING, 1, "empty role program",
