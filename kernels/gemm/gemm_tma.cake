@@ -284,7 +284,7 @@ kernel gemm_bf16_tma_64x128 target sm_90a family gemm
 }
 
 # 64x96 tiles for small M where N is a multiple of 96 but 64x128 tiles leave SMs idle: 256x3072
-# is 128 of them where 64x128 tiles make 96 (19.8 -> 16.8 us at 256x3072x3072 against 17.8 for
+# is 128 of them where 64x128 tiles make 96 (16.8 us at 256x3072x3072 against 17.8 for
 # the 64x128 kernel, session 12 call 1, `cake run --time`). One consumer warpgroup, an 8-stage
 # ring (20 KiB per stage) + 12 KiB of cs, three 32-column store panels (64B swizzle).
 kernel gemm_bf16_tma_64x96 target sm_90a family gemm
