@@ -106,8 +106,46 @@ def check_gemm():
                    "forced": r is not None, "rel_err": err, "nan": nan, "ok": ok}
             log("check", rec)
             print(f"check gemm {M}x{N}x{K} {rec['route']:<20} rel_err {err:.2e} {'ok' if ok else 'FAILED'}")
+    bad += check_gemm_graph()
     summary.append(("check gemm", "ok" if not bad else f"{bad} FAILED"))
     return bad
+
+
+def check_gemm_graph():
+    """A split-K call captured in a CUDA graph keeps its workspace: after the capture, eager calls
+    at larger split shapes grow the package's cached workspace and new tensors take whatever
+    memory was freed; the graph's replay must still give the right product and leave those
+    tensors alone (a freed workspace would be written by every replay)."""
+    M, N, K = 256, 1024, 4096   # the split-K route at 4 slices
+    a, b = rand((M, K), torch.bfloat16, 71), rand((N, K), torch.bfloat16, 72)
+    c = torch.empty(M, N, dtype=torch.bfloat16, device=dev)
+    ref = a.double() @ b.double().t()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        cake_kernels.gemm(a, b, out=c)   # warm-up: the workspace is allocated outside the capture
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=s):   # captured on s: the workspace cached for s
+        cake_kernels.gemm(a, b, out=c)
+    for (m2, n2, k2) in [(256, 2048, 8192), (256, 4096, 8192)]:   # larger split shapes: the cache grows
+        for st in (s, torch.cuda.current_stream()):
+            with torch.cuda.stream(st):
+                cake_kernels.gemm(rand((m2, k2), torch.bfloat16, 73), rand((n2, k2), torch.bfloat16, 74))
+    torch.cuda.synchronize()
+    fill = [torch.full((1 << 20,), 3.0, device=dev) for _ in range(64)]   # takes freed blocks, if any
+    c.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    err = ((c.double() - ref).norm() / ref.norm()).item()
+    clobbered = sum(int((t != 3.0).sum().item()) for t in fill)
+    ok = err <= 1e-2 and not bool(torch.isnan(c).any().item()) and clobbered == 0
+    log("check", {"what": "gemm_graph", "shape": [M, N, K], "route": cake_kernels.gemm.route(M, N, K),
+                  "rel_err": err, "clobbered": clobbered, "ok": ok})
+    print(f"check gemm graph {M}x{N}x{K} {cake_kernels.gemm.route(M, N, K)} replayed after the workspace grew: "
+          f"rel_err {err:.2e}, {clobbered} elements of other tensors changed {'ok' if ok else 'FAILED'}")
+    del g
+    return 0 if ok else 1
 
 
 def sq_dists64(x, c):

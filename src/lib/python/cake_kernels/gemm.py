@@ -83,10 +83,19 @@ def _workspace(f, device, stream, nbytes):
     """A 256-byte aligned device workspace of at least nbytes for calls on `stream`, kept from one
     call to the next (one per device and stream, grown when a larger one is needed). Reusing it
     is safe because the calls that use it are ordered on that stream; a tensor allocated per call
-    would cost the caching allocator's Python path on every split-K call."""
+    would cost the caching allocator's Python path on every split-K call.
+
+    A buffer that is outgrown is retired, never freed: a CUDA graph captured earlier may hold its
+    address and write it on every replay, and freed memory would go to other tensors (silent
+    corruption) or, from a deleted graph's pool, be unmapped (an illegal address). Growth at least
+    doubles, so the retired buffers together stay below the largest one. Graphs captured on one
+    stream share its workspace: replay them on one stream at a time, as torch does with cuBLAS's."""
     key = (device.index, stream)
     ws = f["ws_buf"].get(key)
     if ws is None or ws.numel() < nbytes + 256:
+        if ws is not None:
+            f.setdefault("ws_retired", []).append(ws)
+            nbytes = max(nbytes, 2 * ws.numel())
         ws = f["ws_buf"][key] = f["empty"]((nbytes + 256,), dtype=torch_uint8(), device=device)
     wp = ws.data_ptr()
     return wp + (-wp) % 256
