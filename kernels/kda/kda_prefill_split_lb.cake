@@ -7,9 +7,13 @@
 #                       gate, its prefix sum G, the L2 norms, A_kk and A_qk by per-16-token
 #                       sub-chunk references (the four rounds of kda_prefill_chunk_lb), the
 #                       solve P = (I + A_kk)^-1 Diag(beta), w = P (k-hat e^G) and u = P v. It
-#                       runs chunk-parallel, one CTA per pair of chunk slots of a head (NS / 2
-#                       x H CTAs; the chunk's g, q, k and v arrive through a TMA ring, the
-#                       load warps at 24 registers so that the math warpgroups have 240), and
+#                       runs chunk-parallel over the tiles (pair of chunk slots, head) on a
+#                       persistent grid: one CTA per SM walks them, the chunk's g, q, k and v
+#                       arriving through a TMA ring carried from tile to tile, so the next
+#                       pair's first chunk loads while the current pair's second one runs (the
+#                       load warps at 32 registers, the math warpgroups at 232: at 24 / 240 the
+#                       tile loop's state spills 8 bytes; 1-3 % faster than one CTA per tile
+#                       on the H200, bench/RESULTS.md session 13 call 3), and
 #                       writes a workspace per slot, row and head: W = w, U = u,
 #                       QG = q-hat e^G, KD = k-hat e^(G_C - G) (bf16), AQ = A_qk masked to
 #                       j <= i (bf16, 64 columns), and per slot GCE = e^(G_C) (f32).
@@ -69,9 +73,9 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   param GCE:  global f32[NS, H, DK]        # e^(G_C) per slot
   param lower_bound: f32                   # lambda in [-5, 0)
   domain T >= 64, NS % 2 == 0, NS >= 2
-  grid (NS / 2, H) as (cp, h)
-  role load warps 0..3 regs 24
-  role math warps 4..11 regs 240
+  grid persistent (NS / 2, H) as (cp, h)
+  role load warps 0..3 regs 32
+  role math warps 4..11 regs 232
   pipeline ch stages 2
   smem gr: bf16[64, 128] swizzle 128B ring ch   # chunk inputs, read into registers with `load`: g_raw,
   smem qs: bf16[64, 128] swizzle 128B ring ch   # q, k and v; swizzled, so the eight rows of a warp's
