@@ -95,7 +95,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   frag aqk:  f32[64, 64] in math split n    # A_qk
   frag t1:   f32[64, 64] in math split n    # a round's products
   frag t2:   f32[64, 64] in math split n
-  frag ai:   f32[64, 64] in math            # L^-1 (trisolve against the identity)
+  frag ai:   f32[64, 64] in math            # L^-1 (trisolve(L): the inverse)
   frag p16:  bf16[64, 64] in math           # P = L^-1 Diag(beta): the register A operand
   frag gc:   f32[128] in math               # G_C per key channel
   frag r:    f32[128] in math               # a sub-chunk's reference R_b per key channel
@@ -185,8 +185,7 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       sync math
       akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
-      ai = where(col_idx() == row_idx(), 1.0, 0.0)
-      ai = trisolve(akk, ai)
+      ai = trisolve(akk)
       p16 = bf16(ai * cols(beta))
       wgmma x = p16 @ ka
       wgmma gs = p16 @ vb

@@ -34,6 +34,7 @@
  *                    `diag` (integer scalar, default 0) become 0.
  *   BR_TRISOLVE      trisolve(L [C,C], B [C,D]) -> X [C,D] with L X = B, L
  *                    lower triangular; L and B float of the same dtype.
+ *                    trisolve(L) -> X [C,C] = L^-1 (B the identity).
  *   BR_TOPK          topk(x [M,N], k) -> two results ([M,k] value in x's dtype,
  *                    [M,k] i32 column index); k a constant, 1 <= k <= N.
  *   BR_BCAST_ROWS    rows(v [M]) -> [M, N]: v[i] repeated along row i. N comes

@@ -818,14 +818,18 @@ static bool check_call(Sema *s, Expr *e)
 		e->type = a[0]->type;
 		return true;
 	case BR_TRISOLVE:
-		if (!arg_rank2(s, b, a[0]) || !arg_rank2(s, b, a[1]) ||
-		    !arg_float(s, b, a[0], false) || !arg_float(s, b, a[1], false))
+		if (!arg_rank2(s, b, a[0]) || !arg_float(s, b, a[0], false) ||
+		    (e->nargs == 2 && (!arg_rank2(s, b, a[1]) || !arg_float(s, b, a[1], false))))
 			return false;
 		if (a[0]->type.cdims[0] != a[0]->type.cdims[1]) {
 			Diag *d = sema_err(s, "CK-SEM-035", a[0]->span, "trisolve() needs a square L, but it is %s",
 			                   sema_shape_str(s, &a[0]->type));
 			diag_set(&d->hint, "%s", b->doc);
 			return false;
+		}
+		if (e->nargs == 1) {   /* trisolve(L): the inverse, L X = I */
+			e->type = a[0]->type;
+			return true;
 		}
 		if (a[1]->type.cdims[0] != a[0]->type.cdims[0]) {
 			Diag *d = sema_err(s, "CK-SEM-030", e->span, "trisolve(): L is %s but B is %s; B needs %lld rows",

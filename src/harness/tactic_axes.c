@@ -316,6 +316,12 @@ static int call_shape(Axes *A, Expr *e, int *out)
 		return fresh_shape(A, e, out);
 	case BR_TRISOLVE: {
 		int ry = e->nargs > 1 ? shape_of(A, e->args[1], y) : 0;
+		if (rx == 2 && e->nargs == 1) {   /* trisolve(L) = L^-1: square, L's shape */
+			unite(A, x[0], x[1]);
+			out[0] = x[0];
+			out[1] = x[1];
+			return 2;
+		}
 		if (rx == 2 && ry == 2) {
 			unite(A, x[0], x[1]);
 			unite(A, x[0], y[0]);

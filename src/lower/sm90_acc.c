@@ -188,10 +188,13 @@ static void acc_scatter(Em *e, const char *val, const PlanFrag *ref, const char 
  * 4 b_ + t_ scales it by 1 / L_ii and hands it on, four shuffles). quad_update: a later row
  * (`row`, in register xr) takes the block's four values off with one 16-byte read of L.
  * quad_store: the finished row back over B (under cst when some quad has no column). */
-static void quad_block(Em *e, const char *x)
+static void quad_block(Em *e, const char *x, bool pre)
 {
 	sm90_line(e, "const float4 lb_ = *(const float4 *)(lq_ + 2 * b_ * (b_ + 1) + 4 * b_);   /* row 4 b_ + q_ of L, columns 4 b_ .. 4 b_ + 3 (past the diagonal: unused) */");
-	sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? lb_.x : q_ == 1 ? lb_.y : q_ == 2 ? lb_.z : lb_.w);   /* 1 / L_ii, rcp.approx */");
+	if (pre)   /* the unrolled sweep: every 1 / L_ii taken before it, off the chain */
+		sm90_line(e, "const float ri_ = rd_[b_];   /* 1 / L_ii */");
+	else
+		sm90_line(e, "const float ri_ = __fdividef(1.0f, q_ == 0 ? lb_.x : q_ == 1 ? lb_.y : q_ == 2 ? lb_.z : lb_.w);   /* 1 / L_ii, rcp.approx */");
 	sm90_line(e, "float xb_[4];   /* the block's four results */");
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int t_ = 0; t_ < 4; ++t_) {");
@@ -217,13 +220,15 @@ static void quad_store(Em *e, const char *cst, long long ldx, const char *x)
 void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	const Expr *call = s->src;
-	const PlanFrag *lf = call->nargs == 2 ? sm90_find_acc(e, call->args[0]) : NULL;
+	bool inv = call->nargs == 1;   /* trisolve(L) = L^-1: B is the identity, never written to the scratch */
+	const PlanFrag *lf = call->nargs >= 1 ? sm90_find_acc(e, call->args[0]) : NULL;
 	const PlanFrag *bf = call->nargs == 2 ? sm90_find_acc(e, call->args[1]) : NULL;
 	const PlanRole *r = &e->p->roles[e->role];
 	long long R = dst->rows, C = dst->cols;
 	long long off = e->p->scratch_role ? e->p->scratch_role[e->role] : -1;
-	if (!lf || !bf || lf->role != e->role || bf->role != e->role || lf->regs_per_thread == 0 || bf->regs_per_thread == 0 || lf->rows != R ||
-	    lf->cols != R || bf->rows != R || bf->cols != C || dst->dt != DT_F32 || R > 64 || R % 4 || off < 0) {
+	bool rhs_ok = inv ? C == R : bf && bf->role == e->role && bf->regs_per_thread != 0 && bf->rows == R && bf->cols == C;
+	if (!lf || !rhs_ok || lf->role != e->role || lf->regs_per_thread == 0 || lf->rows != R ||
+	    lf->cols != R || dst->dt != DT_F32 || R > 64 || R % 4 || off < 0 || r->thread_lo % 32) {
 		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, B) is lowered for sm_90a into an f32 accumulator-layout fragment [R, C] from L [R, R] and B [R, C], accumulator-layout expressions of this role, R at most 64 and a multiple of 4");
 		diag_set(&d->resource, "%s", dst->name);
 		diag_set(&d->hint, "solve 64 rows at a time (a blocked solve with wgmma updates between the blocks)");
@@ -231,7 +236,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	}
 	Fx cl = {FRAG_ACC, lf, NULL, 0}, cb = {FRAG_ACC, bf, NULL, 0};
 	StrBuf lv = {0}, bv = {0};
-	if (!sm90_fx_emit(e, &lv, call->args[0], &cl) || !sm90_fx_emit(e, &bv, call->args[1], &cb)) {
+	if (!sm90_fx_emit(e, &lv, call->args[0], &cl) || (!inv && !sm90_fx_emit(e, &bv, call->args[1], &cb))) {
 		sb_free(&lv), sb_free(&bv);
 		return;
 	}
@@ -247,7 +252,8 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	long long nc = (P + ncolq - 1) / ncolq;   /* columns per quad and pass */
 	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
 	const char *pass = npass > 1 ? "ps_" : NULL;
-	const char *what = arena_printf(&e->c->arena, "forward substitution: L and B to shared memory, a lane quad per column sweeps %lld rows, X back%s", R,
+	const char *what = arena_printf(&e->c->arena, "forward substitution: %s, a lane quad per column sweeps %lld rows, X back%s",
+	                                inv ? "L to shared memory, B the identity (X = L^-1 is lower triangular: each warp starts at the block of its first column)" : "L and B to shared memory", R,
 	                                npass > 1 ? arena_printf(&e->c->arena, "; %lld passes of %lld columns (the scratch that fits)", npass, P) : "");
 	sm90_ir_comment(e, s->span, what);
 	sm90_line(e, "{");
@@ -264,26 +270,41 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		sm90_line(e, "for (int ps_ = 0; ps_ < %lld; ++ps_) {   /* columns ps_ * %lld .. ps_ * %lld + %lld */", npass, P, P, P - 1);
 		e->ind++;
 	}
-	acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, 0, pass, P);
+	if (!inv)
+		acc_scatter(e, sb_str(&bv), bf, "tx_", ldx, 0, pass, P);
 	sm90_line(e, "named_bar_sync(%du, %du);", ri + 1, r->nthreads);
 	sm90_line(e, "#pragma unroll 1");
 	sm90_line(e, "for (int k_ = 0; k_ < %lld; ++k_) {   /* this quad's columns, one at a time */", nc);
 	e->ind++;
 	sm90_line(e, "const int col_ = cq_ + %d * k_;   /* past P: a quad with no column sweeps zeros, its stores skipped */", ncolq);
 	sm90_line(e, "float x_[%lld];   /* rows 4 m_ + q_ of the column */", R4);
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
-	sm90_line(e, "\tx_[m_] = col_ < %lld ? tx_[(4 * m_ + q_) * %lld + col_] : 0.0f;", P, ldx);
+	if (inv) {
+		/* the identity's column gc_; the quads of a warp hold 8 consecutive columns, the warp's first
+		   at cq_ - cq_ % 8, and every row above a column is 0 in X, so the warp skips the blocks
+		   above its first column (bs_ is warp-uniform: the shuffles keep the full mask) */
+		sm90_line(e, "const int gc_ = %scol_;   /* the column of X (and of the identity) */", pass ? arena_printf(&e->c->arena, "ps_ * %lld + ", P) : "");
+		sm90_line(e, "const int bs_ = min(%lld, (%s(cq_ - cq_ %% 8) + %d * k_) / 4);   /* the warp's first block that is not all 0 */",
+		          R4, pass ? arena_printf(&e->c->arena, "ps_ * %lld + ", P) : "", ncolq);
+	} else {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
+		sm90_line(e, "\tx_[m_] = col_ < %lld ? tx_[(4 * m_ + q_) * %lld + col_] : 0.0f;", P, ldx);
+	}
 	/* two forms of the sweep: the unrolled one (fewest instructions) and, under CAKE_COMPACT (the JIT
 	   stage's retry when ptxas spills, cake.c), a loop that holds fewer registers */
 	const char *cst = ncolq * nc != P ? arena_printf(&e->c->arena, "if (col_ < %lld)", P) : NULL;
 	sm90_line(e, "#if CAKE_COMPACT");
 	sm90_line(e, "/* the block loop not unrolled: x_[m_] holds row 4 (b_ + m_) + q_ and the rows move up one register");
 	sm90_line(e, "   per block; a small loop body keeps ptxas from hoisting the whole triangle's reads of L */");
+	if (inv) {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
+		sm90_line(e, "\tx_[m_] = col_ < %lld && 4 * (bs_ + m_) + q_ == gc_ ? 1.0f : 0.0f;   /* rows 4 (bs_ + m_) + q_ of the identity */", P);
+	}
 	sm90_line(e, "#pragma unroll 1");
-	sm90_line(e, "for (int b_ = 0; b_ < %lld; ++b_) {", R4);
+	sm90_line(e, "for (int b_ = %s; b_ < %lld; ++b_) {", inv ? "bs_" : "0", R4);
 	e->ind++;
-	quad_block(e, "x_[0]");
+	quad_block(e, "x_[0]", false);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 1; m_ < %lld; ++m_)", R4);
 	sm90_line(e, "\tif (b_ + m_ < %lld) {", R4);
@@ -301,14 +322,44 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "   it on), every later row takes the block's four x off at once with one 16-byte read of L, and the");
 	sm90_line(e, "   finished row goes back to the scratch. Unrolled: static register indices, no moves, and ptxas issues");
 	sm90_line(e, "   the next block's reads of L during this block's shuffles. */");
+	if (inv) {
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
+		sm90_line(e, "\tx_[m_] = col_ < %lld && 4 * m_ + q_ == gc_ ? 1.0f : 0.0f;   /* rows 4 m_ + q_ of the identity */", P);
+	}
+	/* the inverse: warps whose first column lies in the lower half run a second copy of the sweep
+	   that starts at the middle block (their upper half is 0). A uniform branch per block instead
+	   cost the KDA prep 1-2 % on the H200 (bench/RESULTS.md, session 13 call 4): it keeps ptxas
+	   from issuing a block's reads of L under the previous block's shuffles; the two copies
+	   gained 4-5 % over an identity tile through the scratch (call 5) */
+	/* each block's 1 / L_ii (rcp.approx) read and taken before the sweep, not at the head of its block:
+	   on the chain they cost the KDA prep 4-5 % (session 13 call 7: 1271 -> 1213 us at H = 64) */
+	sm90_line(e, "float rd_[%lld];   /* 1 / L_ii of this thread's rows 4 m_ + q_ */", R4);
+	sm90_line(e, "#pragma unroll");
+	sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
+	sm90_line(e, "\trd_[m_] = __fdividef(1.0f, lq_[2 * m_ * (m_ + 1) + 4 * m_ + q_]);   /* row 4 m_ + q_ at 2 m_ (m_ + 1), its diagonal at column 4 m_ + q_ */");
+	for (int half = inv && R4 >= 4 ? 1 : 0; half >= 0; half--) {
+		if (inv && R4 >= 4)
+			sm90_line(e, half ? "if (bs_ >= %lld) {   /* the upper half of this warp's columns is 0 */" : "} else {", R4 / 2);
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int b_ = %lld; b_ < %lld; ++b_) {", half ? R4 / 2 : 0LL, R4);
+		e->ind++;
+		quad_block(e, "x_[b_]", true);
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int m_ = b_ + 1; m_ < %lld; ++m_) {", R4);
+		quad_update(e, "\t", "m_", "x_[m_]");
+		sm90_line(e, "}");
+		e->ind--;
+		sm90_line(e, "}");
+	}
+	if (inv && R4 >= 4)
+		sm90_line(e, "}");
+	/* the finished column goes back to the scratch after the sweep, not block by block: a store into
+	   the scratch between two blocks kept ptxas from issuing the next block's reads of L (the same
+	   shared memory, for all it can tell) before it, so every block waited for its loads */
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int b_ = 0; b_ < %lld; ++b_) {", R4);
 	e->ind++;
-	quad_block(e, "x_[b_]");
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int m_ = b_ + 1; m_ < %lld; ++m_) {", R4);
-	quad_update(e, "\t", "m_", "x_[m_]");
-	sm90_line(e, "}");
 	quad_store(e, cst, ldx, "x_[b_]");
 	e->ind--;
 	sm90_line(e, "}");
@@ -325,11 +376,15 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", dst->regs_per_thread);
 	sm90_acc_decode(e, dst);
+	/* the inverse's rows above the diagonal are 0 and were never swept (the scratch holds other data there) */
+	const char *val = inv ? arena_printf(&e->c->arena, "row0_ + mt_ * 64 + 8 * h_ < col0_ + 8 * j_ + e_%s ? 0.0f : tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]",
+	                                     pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", ldx)
+	                      : arena_printf(&e->c->arena, "tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]", ldx);
 	if (pass) {
 		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)", P);
-		sm90_line(e, "\t\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+		sm90_line(e, "\t\t%s[a_] = %s;", dst->name, val);
 	} else {
-		sm90_line(e, "\t%s[a_] = tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_];", dst->name, ldx);
+		sm90_line(e, "\t%s[a_] = %s;", dst->name, val);
 	}
 	sm90_line(e, "}");
 	e->ind--;

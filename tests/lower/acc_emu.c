@@ -21,6 +21,9 @@
  *   acc_emu check-tri DIR B SEED   float64 forward substitution with the kernel's two L (unit
  *                                  diagonal; 1.5 + |l| on it) against OutW and OutU, per column
  *                                  relative to the column's largest |x|
+ *   acc_emu gen-inv DIR B SEED     acc_trisolve.cake's acc_triinv*: Lm [B, 64, 64], OutI and OutJ poisoned
+ *   acc_emu check-inv DIR B SEED   L^-1 in float64 (forward substitution against the identity) with the
+ *                                  kernel's two L against OutI and OutJ; the zeros above the diagonal included
  *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
@@ -304,6 +307,47 @@ static double fsub_err(const double *L, const double *rhs, const float *out, int
 	}
 	free(x);
 	return worst;
+}
+
+/* trisolve(L) = L^-1 (acc_triinv, acc_triinv_passes): the same two L as tri_case, the identity
+ * for the right-hand side. */
+static int inv_case(int argc, char **argv)
+{
+	if (argc < 5)
+		return 2;
+	const char *dir = argv[2];
+	long long B = atoll(argv[3]);
+	uint64_t st = strtoull(argv[4], NULL, 10);
+	size_t nl = (size_t)(B * 64 * 64);
+	float *Lm = malloc(4 * nl);
+	unif(Lm, nl, &st);
+	if (!strcmp(argv[1], "gen-inv")) {
+		wr(dir, "Lm", Lm, 4 * nl);
+		float *a = nanbuf(nl);
+		wr(dir, "OutI", a, 4 * nl), wr(dir, "OutJ", a, 4 * nl);
+		free(a), free(Lm);
+		return 0;
+	}
+	float *I = rd(dir, "OutI", nl), *J = rd(dir, "OutJ", nl);
+	double *L1 = malloc(sizeof(double) * 64 * 64), *L2 = malloc(sizeof(double) * 64 * 64), *id = malloc(sizeof(double) * 64 * 64);
+	for (int i = 0; i < 64 * 64; i++)
+		id[i] = i / 64 == i % 64;
+	double worst = 0;
+	for (long long b = 0; b < B; b++) {
+		const float *l = Lm + b * 64 * 64;
+		for (int i = 0; i < 64; i++)
+			for (int j = 0; j < 64; j++) {
+				float lo = l[i * 64 + j] * 0.25f;
+				L1[i * 64 + j] = j < i ? lo : j == i ? 1.0 : 0.0;
+				L2[i * 64 + j] = j < i ? lo : j == i ? (double)(1.5f + fabsf(l[i * 64 + j])) : 0.0;
+			}
+		worst = fmax(worst, fsub_err(L1, id, I + b * 64 * 64, 64, 64));
+		worst = fmax(worst, fsub_err(L2, id, J + b * 64 * 64, 64, 64));
+	}
+	int bad = !(worst <= 1e-5);
+	printf("acc_triinv: worst error %.2e of the column's largest |x| (tol 1e-5)%s\n", worst, bad ? " FAIL" : "");
+	free(I), free(J), free(L1), free(L2), free(id), free(Lm);
+	return bad;
 }
 
 static int tri_case(int argc, char **argv)
@@ -644,6 +688,8 @@ int main(int argc, char **argv)
 		return wgmma_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-tri"))
 		return tri_case(argc, argv);
+	if (argc >= 2 && strstr(argv[1], "-inv"))
+		return inv_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-rows"))
 		return rows_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-scan"))

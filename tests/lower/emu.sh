@@ -136,13 +136,24 @@ MUTATE='s/const float x_ = rw\([0-9]*\)_\[w_\]/const float x_ = 0.0f * rw\1_[w_]
 # trisolve: forward substitution through the lowering's shared scratch (unit and non-unit diagonals)
 KERNEL=acc_trisolve acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 2 15
 # ... and it must be able to fail: the diagonal no longer divides
-KERNEL=acc_trisolve MUTATE='s|const float ri_ = __fdividef(1.0f, |const float ri_ = 1.0f + 0.0f * (|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+KERNEL=acc_trisolve MUTATE='s|rd_\[m_\] = __fdividef(1.0f, |rd_[m_] = 1.0f + 0.0f * (|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
+KERNEL=acc_trisolve EMU_DEFS=-DCAKE_COMPACT=1 MUTATE='s|const float ri_ = __fdividef(1.0f, |const float ri_ = 1.0f + 0.0f * (|' acc_case acc_trisolve tests/corpus/good/acc_trisolve.cake tri 1 16
 # the same in passes (the scratch that fits next to a 200 KB buffer)
 KERNEL=acc_trisolve_passes acc_case acc_trisolve_passes tests/corpus/good/acc_trisolve.cake tri 2 19
 # the register-lean sweep (a loop, not unrolled) that the JIT stage compiles with -DCAKE_COMPACT=1
 # when the default one spills, in both kernels
 KERNEL=acc_trisolve EMU_DEFS=-DCAKE_COMPACT=1 acc_case acc_trisolve_compact tests/corpus/good/acc_trisolve.cake tri 2 15
 KERNEL=acc_trisolve_passes EMU_DEFS=-DCAKE_COMPACT=1 acc_case acc_trisolve_passes_compact tests/corpus/good/acc_trisolve.cake tri 2 19
+# trisolve(L) = L^-1: B the identity, the blocks above each warp's first column skipped, the
+# zeros above the diagonal written by the read-back; the role at warp 4; in passes too
+KERNEL=acc_triinv acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 2 47
+KERNEL=acc_triinv_passes acc_case acc_triinv_passes tests/corpus/good/acc_trisolve.cake inv 2 48
+KERNEL=acc_triinv EMU_DEFS=-DCAKE_COMPACT=1 acc_case acc_triinv_compact tests/corpus/good/acc_trisolve.cake inv 2 47
+KERNEL=acc_triinv_passes EMU_DEFS=-DCAKE_COMPACT=1 acc_case acc_triinv_passes_compact tests/corpus/good/acc_trisolve.cake inv 2 48
+# ... and it must be able to fail: a warp that skips one block too many (the compact form's loop starts at bs_)
+KERNEL=acc_triinv EMU_DEFS=-DCAKE_COMPACT=1 MUTATE='s|) / 4);   /\* the warp|) / 4 + 1);   /* the warp|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 49
+# ... and the unrolled form's second sweep (warps whose columns start in the lower half) too
+KERNEL=acc_triinv MUTATE='s|for (int b_ = 8; b_ < 16; ++b_) {|for (int b_ = 9; b_ < 16; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 50
 # wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
 # an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17

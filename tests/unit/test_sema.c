@@ -319,6 +319,7 @@ static const char MATH[] =
 	"    s = cumsum(s, 1)\n"
 	"    s = tril(s, -1) + triu(s)\n"
 	"    s = trisolve(s, s)\n"
+	"    s = trisolve(s)\n"
 	"    s = l2norm(s) + cols(m)\n"
 	"    s = where(row_idx() == 0, 1.0, s)\n"
 	"    load x <- Q[bm * 128 +: 128, 0 +: 64]\n"

@@ -62,3 +62,61 @@ kernel acc_trisolve_passes target sm_90a
     store OutU[b, :, :] <- w
   }
 }
+
+# acc_triinv — trisolve(L) with one argument, L^-1 (B the identity, never written to the scratch;
+# each warp starts its sweep at the block of its first column, X being lower triangular): the
+# KDA prep's P = (I + A_kk)^-1 with a unit diagonal into an unsplit tile, and a non-unit diagonal
+# with an upper triangle of 1e30 that must never be read into a `split n` tile. The solving role
+# starts at warp 4, as the prep's math role does. acc_triinv_passes is the same with a buffer
+# taking the room of half the columns' scratch: two passes of 32 columns.
+kernel acc_triinv target sm_90a
+  param Lm:   global f32[B, 64, 64]
+  param OutI: global f32[B, 64, 64]
+  param OutJ: global f32[B, 64, 64]
+  grid (B) as (b)
+  role lead warps 0..3
+  role work warps 4..11
+  frag l:    f32[64, 64] in work
+  frag akk:  f32[64, 64] in work
+  frag ai:   f32[64, 64] in work
+  frag aj:   f32[64, 64] in work split n
+  frag z:    f32[64] in lead
+{
+  in lead {
+    load z <- Lm[b, 0, :]
+  }
+  in work {
+    load l <- Lm[b, :, :]
+    akk = where(col_idx() < row_idx(), l * 0.25, 0.0)
+    akk = where(col_idx() == row_idx(), 1.0, akk)
+    ai = trisolve(akk)
+    store OutI[b, :, :] <- ai
+    akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
+    aj = trisolve(akk)
+    store OutJ[b, :, :] <- aj
+  }
+}
+
+kernel acc_triinv_passes target sm_90a
+  param Lm:   global f32[B, 64, 64]
+  param OutI: global f32[B, 64, 64]
+  param OutJ: global f32[B, 64, 64]
+  grid (B) as (b)
+  role work warps 0..7
+  smem pad: f32[200, 265]           # unused: it leaves room for the scratch of 32 columns, not 64
+  frag l:    f32[64, 64] in work
+  frag akk:  f32[64, 64] in work
+  frag ai:   f32[64, 64] in work
+  frag aj:   f32[64, 64] in work split n
+{
+  in work {
+    load l <- Lm[b, :, :]
+    akk = where(col_idx() < row_idx(), l * 0.25, 0.0)
+    akk = where(col_idx() == row_idx(), 1.0, akk)
+    ai = trisolve(akk)
+    store OutI[b, :, :] <- ai
+    akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
+    aj = trisolve(akk)
+    store OutJ[b, :, :] <- aj
+  }
+}

@@ -7,7 +7,7 @@
 #   G   = cumsum(g) down the chunk, G_C = its last row = colsum(g)
 #   S'  = Diag(e^G_C) S, the decayed state, first (sb holds it as bf16 for the products)
 #   A_kk[i,j] = beta_i sum_d k_i k_j exp(G_i - G_j), j < i     (two factors through smem)
-#   L   = I + A_kk;  P = L^-1 Diag(beta)   (one trisolve against the identity per chunk)
+#   L   = I + A_kk;  P = L^-1 Diag(beta)   (one trisolve(L), the inverse, per chunk)
 #   w   = P (e^(G - G_C) k);  u = P v       (register-A wgmmas of P against ka and vb)
 #   A_qk[i,j] = sum_d q_i k_j exp(G_i - G_j), j <= i
 #   v'  = u - w S';   o = (q e^(G - G_C)) S' + A_qk v';   S <- S' + (e^(G_C - G) k)^T v'
@@ -59,7 +59,7 @@ kernel kda_prefill_chunk target sm_90a
   frag G:    f32[64, 128] in math split n   # G = cumsum(g); later u
   frag kn:   f32[64, 128] in math split n   # k-hat, then scaled q-hat; later w S', then v'
   frag akk:  f32[64, 64] in math            # A_kk, then L = I + A_kk (both warpgroups); later A_qk
-  frag ai:   f32[64, 64] in math            # L^-1 (trisolve against the identity)
+  frag ai:   f32[64, 64] in math            # L^-1 (trisolve(L): the inverse)
   frag p16:  bf16[64, 64] in math           # P = L^-1 Diag(beta), later A_qk: register A operands
   frag o:    f32[64, 128] in math split n
   frag gc:   f32[128] in math               # G_C per key channel
@@ -106,8 +106,7 @@ kernel kda_prefill_chunk target sm_90a
       wgmma_wait 0
       akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
-      ai = where(col_idx() == row_idx(), 1.0, 0.0)
-      ai = trisolve(akk, ai)
+      ai = trisolve(akk)
       p16 = bf16(ai * cols(beta))
       wgmma x = p16 @ ka
       wgmma G = p16 @ vb
