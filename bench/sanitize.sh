@@ -3,7 +3,7 @@
 # have not been through it yet, on the GPU host, at small shapes. The sanitizer follows
 # `cake run`'s and `cake kda`'s isolated child process, where the kernel launches.
 #
-#   OUT=DIR [CAKE=bin/cake] [TOOLS="memcheck racecheck synccheck"] [SANITIZE_CASES=REGEX] bash bench/sanitize.sh
+#   OUT=DIR [CAKE=bin/cake] [TOOLS="memcheck racecheck synccheck"] [SANITIZE_CASES=REGEX] [KDA_KERNELS=DIR] bash bench/sanitize.sh
 #
 # Each case runs once per tool (one correctness launch, no timing loop); its log goes to
 # $OUT/san_<case>_<tool>.log. The table printed last has, per case and tool, the sanitizer's
@@ -39,7 +39,7 @@ case_() {   # case_ NAME CAKE-ARGS...
 		{ [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$sums" -eq 0 ]; } && bad=1
 	done
 }
-K=kernels/kda
+K=${KDA_KERNELS:-kernels/kda}   # KDA_KERNELS=DIR: a candidate set of the kda kernels (the split cases below use it too)
 case_ gemm_seed_naive run kernels/gemm/seed_naive.cake M=256 N=256 K=128 --timeout 120
 case_ kmeans_seed_naive run kernels/kmeans/seed_naive.cake B=2 N=1024 K=512 --timeout 120
 case_ kmeans_fit kmeans --shape B=2,N=4096,D=128,K=1024 --iters 2
@@ -58,10 +58,10 @@ case_ kda_prefill_v16 kda --mode prefill --shape B=1,H=2,T=96 --iters 1 --kernel
 case_ kda_recurrent kda --mode prefill --shape B=1,H=2,T=64 --iters 1 --kernel $K/kda_recurrent.cake:kda_recurrent
 case_ kda_prefill_chunk_lb kda --mode prefill --shape B=2,H=2,T=192 --iters 1 --lower-bound -5 --kernel $K/kda_prefill_chunk_lb.cake:kda_prefill_chunk_lb
 case_ kda_prefill_split_lb kda --mode prefill --shape B=2,H=2,T=256 --iters 1 --lower-bound -5 --kernel $K/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail
-case_ kda_split_T200 kda --mode prefill --shape B=2,H=2,T=200 --iters 1 --lower-bound -5   # the default: partial slots, the tail
-case_ kda_split_varlen kda --mode prefill --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --lower-bound -5   # packed: the default
-case_ kda_split_persistent kda --mode prefill --shape B=2,H=40,T=256 --iters 1 --lower-bound -5   # 160 prep tiles on 132 CTAs: some walk two
-case_ kda_split_bf16 kda --mode prefill --state bf16 --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --lower-bound -5   # the bf16-state twin
+case_ kda_split_T200 kda --mode prefill --shape B=2,H=2,T=200 --iters 1 --kernels $K --lower-bound -5   # the default: partial slots, the tail
+case_ kda_split_varlen kda --mode prefill --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --kernels $K --lower-bound -5   # packed: the default
+case_ kda_split_persistent kda --mode prefill --shape B=2,H=40,T=256 --iters 1 --kernels $K --lower-bound -5   # 160 prep tiles on 132 CTAs: some walk two
+case_ kda_split_bf16 kda --mode prefill --state bf16 --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --kernels $K --lower-bound -5   # the bf16-state twin
 printf '%-22s %-10s %6s %6s %4s\n' case tool errors sums rc
 while IFS="$(printf '\t')" read -r c t e s r; do printf '%-22s %-10s %6s %6s %4s\n' "$c" "$t" "$e" "$s" "$r"; done < "$OUT/sanitize.tsv"
 echo "sanitize: $([ $bad -eq 0 ] && echo 'clean' || echo 'FINDINGS (see the logs)')"

@@ -351,7 +351,7 @@ MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);
 # of the lengths in KDA_EMU_SEQLENS when set
 split_run() {
 	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0} b16=${8:-0}
-	f=kernels/kda/kda_prefill_split_lb.cake
+	f=${KDA_SPLIT_FILE:-kernels/kda/kda_prefill_split_lb.cake}   # KDA_SPLIT_FILE: a candidate of the file
 	stk=kda_split_state_lb
 	[ "$b16" -eq 1 ] && stk=kda_split_state_bf16_lb
 	vl=0
