@@ -499,7 +499,8 @@ R("CK-SEM-026", CAT_LANGUAGE, SEV_ERROR, 1, "bad indexing",
 R("CK-SEM-027", CAT_LANGUAGE, SEV_ERROR, 1, "wrong operand kind",
   "The statement needs a different kind of operand: tma/cp_async need a whole smem buffer "
   "on one side and an indexed global param on the other; load needs an indexed global/smem "
-  "tile and a fragment destination; store/atomic_add need an indexed destination; wgmma's A "
+  "tile and a fragment destination; store/atomic_add need an indexed destination, and a "
+  "transposed store (`store G[..] <- v^T`) a rank-2 tile of a global tensor; wgmma's A "
   "is smem or a fragment (never a transposed fragment) and its B must be smem; mma takes "
   "smem or fragments."),
 R("CK-SEM-028", CAT_LANGUAGE, SEV_ERROR, 1, "MMA dtypes",
@@ -544,7 +545,8 @@ R("CK-SEM-035", CAT_LANGUAGE, SEV_ERROR, 1, "bad builtin argument",
 R("CK-SEM-036", CAT_LANGUAGE, SEV_ERROR, 1, "operator type",
   "An operator got operands of the wrong type class: && || ! need bool; % << >> need "
   "integers; arithmetic and ordering need numbers; loop bounds and slice indices need "
-  "integers; `if` conditions need bool; ^T appears only on wgmma/mma operands."),
+  "integers; `if` conditions need bool; ^T appears only on wgmma/mma operands and on the "
+  "whole value of a store."),
 R("CK-SEM-037", CAT_LANGUAGE, SEV_ERROR, 1, "not a value / not a scalar",
   "Shared-memory buffers and global tensors are not values: a tile must be `load`ed into a "
   "fragment before arithmetic (a fully point-indexed element is a scalar and is allowed). "

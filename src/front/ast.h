@@ -286,6 +286,8 @@ struct Stmt {
 	Expr **lhs;
 	int nlhs;
 	bool accumulate;      /* S_WGMMA/S_MMA: += (true) or = (false) */
+	bool transposed;      /* S_STORE: `store G[..] <- v^T`, the value written transposed (the
+	                       * parser takes the `^T` off src and sets this) */
 	/* S_TMA_LOAD/S_TMA_STORE: `clip` after a reference: its box may run past the end of the
 	 * tensor (LANGUAGE.md §5.4); clip_dst / clip_src say which side carried it */
 	bool clip_dst, clip_src;

@@ -1461,6 +1461,10 @@ static Stmt *parse_stmt(Parser *p, bool top)
 	} else if (tok_is(&lead, "store")) {
 		s = new_stmt(p, S_STORE, &lead);
 		parse_move(p, s, "store");
+		if (s->src && s->src->kind == E_TRANSPOSE) {   /* store G[..] <- v^T: a flag, not an operand */
+			s->transposed = true;
+			s->src = s->src->lhs;
+		}
 	} else if (tok_is(&lead, "atomic_add")) {
 		s = new_stmt(p, S_ATOMIC, &lead);
 		parse_move(p, s, "atomic_add");

@@ -454,7 +454,12 @@ static void print_stmt(Printer *p, const Stmt *s)
 		           : s->kind == S_LOAD ? "load " : s->kind == S_STORE ? "store " : "atomic_add ");
 		print_expr(b, s->dst);
 		sb_puts(b, s->clip_dst ? " clip <- " : " <- ");
-		print_expr(b, s->src);
+		if (s->transposed) {
+			print_sub(b, s->src, 8);
+			sb_puts(b, "^T");
+		} else {
+			print_expr(b, s->src);
+		}
 		if (s->clip_src)
 			sb_puts(b, " clip");
 		break;

@@ -1159,6 +1159,22 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 		if (!ok || !okv)
 			break;
 		Type t = sema_drop1(st->dst->type);
+		if (st->transposed) {   /* store G[..] <- v^T: v [N, M] into an [M, N] tile of a global tensor */
+			const Decl *g = st->dst->sym ? st->dst->sym->decl : NULL;
+			if (!g || g->kind != D_PARAM || g->space != SP_GLOBAL || t.rank != 2) {
+				Diag *d = sema_err(s, "CK-SEM-027", st->src->span,
+				                   "a transposed value (`v^T`) is stored only into a rank-2 tile of a global tensor, but the destination is %s",
+				                   g && g->space == SP_SMEM ? "a shared buffer" : sema_shape_str(s, &t));
+				diag_set(&d->hint, "store the value as it is (`store %s[...] <- v`), or into a tile of a global tensor whose two dimensions are the value's swapped",
+				         st->dst->sym ? st->dst->sym->name : "G");
+				break;
+			}
+			Expr *d0 = t.dims[0];
+			long long c0 = t.cdims[0];
+			t.dims[0] = t.dims[1], t.cdims[0] = t.cdims[1];
+			t.dims[1] = d0, t.cdims[1] = c0;
+			what = "store <- v^T, the tile's dimensions swapped and the value";
+		}
 		sema_value_into(s, st->src, &t, st->span, what, true);
 		break;
 	}

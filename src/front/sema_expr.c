@@ -960,8 +960,8 @@ bool sema_check_expr(Sema *s, Expr *e)
 		return true;
 	}
 	case E_TRANSPOSE: {
-		Diag *d = sema_err(s, "CK-SEM-036", e->span, "'^T' is allowed only on wgmma/mma operands");
-		diag_set(&d->hint, "transpose an operand in `wgmma acc += a @ b^T`");
+		Diag *d = sema_err(s, "CK-SEM-036", e->span, "'^T' is allowed only on wgmma/mma operands and on the whole value of a store");
+		diag_set(&d->hint, "transpose an operand in `wgmma acc += a @ b^T`, or a stored value in `store G[...] <- v^T`");
 		return false;
 	}
 	case E_INDEX: {

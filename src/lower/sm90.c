@@ -2317,8 +2317,12 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 /* store G[i, .., r +: R, c +: C] <- expr over accumulator-layout fragments: leading
  * point indices, the last two dims covering exactly the fragment's tile. With
  * `atomic` (atomic_add of a whole tile into an f32 G, as split-K does) each
- * column pair is added with one red.global.add.v2.f32 instead of stored. */
-static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast, bool atomic)
+ * column pair is added with one red.global.add.v2.f32 instead of stored. With `tr`
+ * (`store G[..] <- v^T`, LANGUAGE.md §5.6) the destination tile is the fragment's
+ * columns by its rows: element (row r, column c) goes to G[r0 + c, c0 + r], so a
+ * thread's column pair lands in two consecutive rows of G as two scalar stores
+ * (16 lanes of a warp write 8 consecutive rows' worth of 8 contiguous elements). */
+static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DType cast, bool atomic, bool tr)
 {
 	const PlanFrag *f = find_layout(e, src, FRAG_ACC);
 	int r = g->rank;
@@ -2345,9 +2349,10 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	}
 	const char *base = NULL, *ld = NULL;
 	GRef a;
-	if ((!ok || len[0] != f->rows || len[1] != f->cols) && f && f->role == e->role && f->regs_per_thread > 0 && (cast == DT_NONE || cast == out) &&
-	    (out == DT_BF16 || out == DT_F16 || out == DT_F32) && sm90_gref(e, s->dst, &a) && a.nr == 2 && a.unit[1] && a.len[0] == f->rows &&
-	    a.len[1] == f->cols) {
+	const long long want0 = f ? (tr ? f->cols : f->rows) : -1, want1 = f ? (tr ? f->rows : f->cols) : -1;
+	if ((!ok || len[0] != want0 || len[1] != want1) && f && f->role == e->role && f->regs_per_thread > 0 && (cast == DT_NONE || cast == out) &&
+	    (out == DT_BF16 || out == DT_F16 || out == DT_F32) && sm90_gref(e, s->dst, &a) && a.nr == 2 && a.unit[1] && a.len[0] == want0 &&
+	    a.len[1] == want1) {
 		/* the tile's rows and columns in other dimensions (`O[b, c * 64 +: 64, h, :]`): the row
 		 * stride is the product of the later extents, the columns innermost */
 		ok = true;
@@ -2356,9 +2361,13 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 		base = *a.base ? arena_printf(&e->c->arena, "(%s)", a.base) : "";
 		ld = arena_printf(&e->c->arena, "(%s)", a.stride[0]);
 	}
-	if (!ok || len[0] != f->rows || len[1] != f->cols) {
-		refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (point indices and the tile's rows and columns, the columns innermost) of a bf16, f16 or f32 tensor",
-		       g->name);
+	if (!ok || len[0] != want0 || len[1] != want1) {
+		if (tr && f)
+			refuse(e, s->span, "CK-LOW-011", "a transposed store into '%s' is lowered for sm_90a as a full accumulator tile swapped (point indices, then the tile's %lld columns by its %lld rows) of a bf16, f16 or f32 tensor",
+			       g->name, f->cols, f->rows);
+		else
+			refuse(e, s->span, "CK-LOW-011", "store into '%s' is lowered for sm_90a as a full accumulator tile (point indices and the tile's rows and columns, the columns innermost) of a bf16, f16 or f32 tensor",
+			       g->name);
 		return;
 	}
 	Fx c = {FRAG_ACC, f, NULL, 0};
@@ -2382,11 +2391,16 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "{");
 	e->ind++;
 	line(e, "const u32 lane_ = lane_id();");
-	line(e, "const int row_ = %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", start[0],
+	/* the fragment's row and column of the thread's first element; transposed, G's row is
+	 * the fragment's column and G's column its row */
+	line(e, "const int row_ = %s%s + (int)(warp %% 4u) * 16 + (int)(lane_ / 4u);", tr ? start[1] : start[0],
 	     (f->split == SPLIT_M && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_rows) : "");
-	line(e, "const int col_ = %s%s + (int)(lane_ %% 4u) * 2;", start[1],
+	line(e, "const int col_ = %s%s + (int)(lane_ %% 4u) * 2;", tr ? start[0] : start[1],
 	     (f->split == SPLIT_N && ro->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "");
-	line(e, "%s *out_ = %s%s%s + (u64)row_ * (u64)%s + col_;", ctype_of(out), g->name, *base ? " + " : "", base, ld);
+	if (tr)
+		line(e, "%s *out_ = %s%s%s + (u64)col_ * (u64)%s + row_;", ctype_of(out), g->name, *base ? " + " : "", base, ld);
+	else
+		line(e, "%s *out_ = %s%s%s + (u64)row_ * (u64)%s + col_;", ctype_of(out), g->name, *base ? " + " : "", base, ld);
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
 	line(e, "\tfloat v_[2];");
@@ -2397,8 +2411,17 @@ static void emit_store_tile(Em *e, Stmt *s, const Expr *src, const Decl *g, DTyp
 	line(e, "\t\tv_[q_] = %s;", sb_str(&val));
 	line(e, "\t}");
 	line(e, "\tconst int mt_ = 2 * p_ / %lld, j_ = 2 * p_ %% %lld / 4, h_ = 2 * p_ %% 4 / 2;", half, half);
-	line(e, "\t%s *o_ = out_ + (u64)(mt_ * 64 + 8 * h_) * (u64)%s + 8 * j_;", ctype_of(out), ld);
-	if (atomic)
+	if (tr) {
+		line(e, "\t%s *o_ = out_ + (u64)(8 * j_) * (u64)%s + (mt_ * 64 + 8 * h_);", ctype_of(out), ld);
+		const char *cv = out == DT_BF16 ? "bf16_bits" : out == DT_F16 ? "f16_bits" : "";
+		line(e, "\to_[0] = %s(v_[0]);", cv);
+		line(e, "\to_[%s] = %s(v_[1]);", ld, cv);
+	} else {
+		line(e, "\t%s *o_ = out_ + (u64)(mt_ * 64 + 8 * h_) * (u64)%s + 8 * j_;", ctype_of(out), ld);
+	}
+	if (tr)
+		;   /* stored above */
+	else if (atomic)
 		line(e, "\tred_add_v2_f32(o_, v_[0], v_[1]);");
 	else if (out == DT_F32)
 		line(e, "\t*(float2 *)o_ = make_float2(v_[0], v_[1]);");
@@ -2421,6 +2444,19 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		src = cast != DT_NONE ? src->args[0] : src;
 	}
 	int fi = (src && src->kind == E_IDENT) ? plan_frag_index(p, src->name) : -1;
+	if (s->transposed) {   /* store G[..] <- v^T: accumulator-layout values into a global tile only */
+		const char *tn = lower_base_name(s->dst);
+		const Decl *tg = NULL;
+		for (int i = 0; tn && i < e->k->ndecls; i++)
+			if (e->k->decls[i]->kind == D_PARAM && e->k->decls[i]->space == SP_GLOBAL && strcmp(e->k->decls[i]->name, tn) == 0)
+				tg = e->k->decls[i];
+		if (!tg || !find_layout(e, src, FRAG_ACC) || !s->dst || s->dst->kind != E_INDEX || s->dst->nslices != tg->rank || tg->rank < 2) {
+			refuse(e, s->span, "CK-LOW-011", "a transposed store (`store G[...] <- v^T`) is lowered for sm_90a only for values in the wgmma accumulator layout stored into a tile of a global tensor");
+			return;
+		}
+		emit_store_tile(e, s, src, tg, cast, false, true);
+		return;
+	}
 	const PlanFrag *tf = find_layout(e, src, FRAG_TILE);
 	if (!tf)
 		tf = find_layout(e, src, FRAG_TROW);
@@ -2477,7 +2513,7 @@ static void emit_store(Em *e, Stmt *s, Scope sc)
 		return;
 	}
 	if (g && s->dst && s->dst->kind == E_INDEX && g->rank >= 2 && s->dst->nslices == g->rank && (fi < 0 || g->rank > 2)) {
-		emit_store_tile(e, s, src, g, cast, false);
+		emit_store_tile(e, s, src, g, cast, false, false);
 		return;
 	}
 	if (fi < 0 || !g || !s->dst || s->dst->kind != E_INDEX || g->rank != 2 || s->dst->nslices != 2) {
@@ -2603,7 +2639,7 @@ static void emit_atomic(Em *e, Stmt *s, Scope sc)
 	}
 	if (!ix && g && g->dt == DT_F32 && g->rank >= 2 && dst->nslices == g->rank && find_layout(e, s->src, FRAG_ACC)) {
 		e->need_red = true;   /* a whole accumulator tile added into f32 (split-K) */
-		emit_store_tile(e, s, s->src, g, DT_NONE, true);
+		emit_store_tile(e, s, s->src, g, DT_NONE, true, false);
 		return;
 	}
 	const PlanFrag *vrow = !ix ? find_layout(e, s->src, FRAG_VEC) : NULL;

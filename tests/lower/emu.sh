@@ -159,6 +159,8 @@ KERNEL=acc_triinv MUTATE='s|for (int b_ = 8; b_ < 16; ++b_) {|for (int b_ = 9; b
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
 # ... and it must be able to fail: the K steps no longer move to the second panel
 MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
+# ... and a transposed store's second element of a pair written one column over instead of one row
+MUTATE='s|o_\[(256)\] = (v_\[1\]);|o_[1] = (v_[1]);|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 51
 # the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
 # TMA ring, K-major wgmma, two consumer warpgroups)
 acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384

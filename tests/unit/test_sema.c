@@ -866,6 +866,40 @@ static void test_036_modulo_on_float(void **state)
 	gemm_edit("    acc = 0\n", "    acc = acc % 2\n", "CK-SEM-036", "acc % 2", 0);
 }
 
+static void test_036_transpose_outside_operand(void **state)
+{
+	(void)state;
+	gemm_edit("    acc = 0\n", "    acc = 0\n    acc = acc^T\n", "CK-SEM-036", "acc^T", 0);
+}
+
+/* §5.6: `store G[..] <- v^T` checks the value against the tile with its two dimensions
+ * swapped; the value as it is does not fit a [128, 256] tile transposed */
+static void test_030_transposed_store_shape(void **state)
+{
+	(void)state;
+	gemm_edit("<- bf16(acc)\n", "<- bf16(acc)^T\n", "CK-SEM-030", "store C", 0);
+}
+
+/* ... and with the tile swapped it is accepted, the flag set and printed back */
+static void test_transposed_store_accepted(void **state)
+{
+	(void)state;
+	char *s1 = mutate(GEMM, "  frag acc", "  param D: global bf16[N, M]\n  frag acc");
+	char *s2 = mutate(s1, "<- bf16(acc)\n", "<- bf16(acc)\n    store D[bn * 256 +: 256, bm * 128 +: 128] <- bf16(acc * 2.0)^T\n");
+	Fx *f = compile(s2);
+	if (f->dl.n)
+		dump(f);
+	assert_int_equal(f->dl.nerr, 0);
+	assert_true(f->ok);
+	StrBuf b = {0};
+	print_program(&b, f->p);
+	assert_non_null(strstr(sb_str(&b), "store D[bn * 256 +: 256, bm * 128 +: 128] <- bf16(acc * 2.0)^T"));
+	sb_free(&b);
+	fx_free(f);
+	free(s1);
+	free(s2);
+}
+
 static void test_037_let_of_fragment(void **state)
 {
 	(void)state;
@@ -1080,6 +1114,9 @@ int main(void)
 		cmocka_unit_test(test_035_topk_k_too_large),
 		cmocka_unit_test(test_036_condition_not_bool),
 		cmocka_unit_test(test_036_modulo_on_float),
+		cmocka_unit_test(test_036_transpose_outside_operand),
+		cmocka_unit_test(test_030_transposed_store_shape),
+		cmocka_unit_test(test_transposed_store_accepted),
 		cmocka_unit_test(test_037_let_of_fragment),
 		cmocka_unit_test(test_037_smem_as_value),
 		cmocka_unit_test(test_038_zero_arrivals),

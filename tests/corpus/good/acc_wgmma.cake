@@ -7,7 +7,9 @@
 # rows per warpgroup from two panels; an N-major B of 128 columns, two atoms in one instruction
 # (the descriptor's leading byte offset); and, as the model's own check, the two forms whose
 # rows are one swizzle span, which ran correct on an H200 in the GEMMs and attention kernels
-# (K-major A and B; a register A with an N-major B). tests/lower/emu.sh runs it on the CPU emulator, whose wgmma
+# (K-major A and B; a register A with an N-major B). Transposed stores (`store G[..] <- v^T`,
+# LANGUAGE.md §5.6) write an accumulator split by columns (O8), a bf16 cast of an expression
+# (O9) and tiles inside a rank-4 tensor (O10) swapped. tests/lower/emu.sh runs it on the CPU emulator, whose wgmma
 # model reads shared memory by the PTX ISA's canonical layouts (tools/emu/simt_emu.h), against
 # float64 products of the bf16 inputs (tests/lower/acc_emu.c); tests/lower/run.sh compiles it.
 kernel acc_wgmma target sm_90a
@@ -22,6 +24,9 @@ kernel acc_wgmma target sm_90a
   param O5:  global f32[B, 64, 128]
   param O6:  global f32[B, 64, 64]
   param O7:  global f32[B, 64, 64]
+  param O8:  global f32[B, 128, 64]
+  param O9:  global bf16[B, 64, 64]
+  param O10: global f32[B, 64, 2, 128]
   grid (B) as (b)
   role math warps 0..7
   smem pa: bf16[64, 128] swizzle 128B
@@ -52,6 +57,12 @@ kernel acc_wgmma target sm_90a
     wgmma_wait 0
     store O1[b, :, :] <- c1
     store O2[b, :, :] <- c2
+    store O8[b, :, :] <- c2^T
+    store O9[b, :, :] <- bf16(c1 * -1.0)^T
+    store O10[b, :, 0, 0 +: 64] <- c1^T
+    store O10[b, :, 0, 64 +: 64] <- (c1 * 2.0)^T
+    store O10[b, :, 1, 0 +: 64] <- (c1 * 3.0)^T
+    store O10[b, :, 1, 64 +: 64] <- (c1 * 4.0)^T
     wgmma c2 = w @ qb
     wgmma c4 = pa^T @ qb
     wgmma_wait 0
