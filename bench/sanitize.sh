@@ -62,6 +62,9 @@ case_ kda_split_T200 kda --mode prefill --shape B=2,H=2,T=200 --iters 1 --kernel
 case_ kda_split_varlen kda --mode prefill --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --kernels $K --lower-bound -5   # packed: the default
 case_ kda_split_persistent kda --mode prefill --shape B=2,H=40,T=256 --iters 1 --kernels $K --lower-bound -5   # 160 prep tiles on 132 CTAs: some walk two
 case_ kda_split_bf16 kda --mode prefill --state bf16 --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --kernels $K --lower-bound -5   # the bf16-state twin
+# the transposed state kernels (register A operands, the transposed output store)
+case_ kda_split_statet kda --mode prefill --seqlens 65,1,63,64,40 --shape H=2 --iters 1 --lower-bound -5 --kernel $K/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_statet_lb+kda_split_tail
+case_ kda_split_statet_bf16 kda --mode prefill --state bf16 --shape B=2,H=2,T=200 --iters 1 --lower-bound -5 --kernel $K/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_statet_bf16_lb+kda_split_tail
 printf '%-22s %-10s %6s %6s %4s\n' case tool errors sums rc
 while IFS="$(printf '\t')" read -r c t e s r; do printf '%-22s %-10s %6s %6s %4s\n' "$c" "$t" "$e" "$s" "$r"; done < "$OUT/sanitize.tsv"
 echo "sanitize: $([ $bad -eq 0 ] && echo 'clean' || echo 'FINDINGS (see the logs)')"

@@ -27,6 +27,10 @@
 #                       are exact and double the CTAs (128 at H = 64). The sequences run
 #                       longest first (Ord).
 #   kda_split_state_bf16_lb  the same with a bf16 initial and final state (FlashKDA's interface).
+#   kda_split_statet_lb (and kda_split_statet_bf16_lb) the same pass on the transposed
+#                       products: S^T stays in registers and is the A operand itself, so the
+#                       three tile stores, fences and named barriers of each chunk step go
+#                       (below, before kda_split_tail).
 #   kda_split_tail      the valid rows of the partial slots (a sequence's last chunk when its
 #                       length is not a multiple of 64), from the state kernel's OP into O.
 #
@@ -390,6 +394,222 @@ kernel kda_split_state_bf16_lb target sm_90a family kda stage
         store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o)   # a full slot: its 64 rows are its tokens
       } else {
         store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o)   # a partial one: kda_split_tail copies the valid rows
+      }
+    }
+    store SN[n, h, vh * 64 +: 64, 0 +: 64] <- bf16(sa)
+    store SN[n, h, vh * 64 +: 64, 64 +: 64] <- bf16(sb)
+  }
+}
+
+# kda_split_statet_lb — kda_split_state_lb's serial pass computed transposed. Every product
+# of a chunk step has the state on its left once it is written for S^T (value rows, key
+# columns), the layout the state already has in registers:
+#   v'^T = u^T - S^T w^T          o^T = S^T (q-hat e^G)^T + v'^T A_qk^T
+#   S^T <- S^T Diag(e^G_C) + v'^T (k-hat e^(G_C - G))
+# so S^T, rounded to bf16, is wgmma's register A operand (a0, a1: the key halves, negated so
+# that the products subtract), and so is v'^T: the step stores nothing into shared memory and
+# has no fence or named barrier between its two groups of products, where kda_split_state_lb
+# stores bf16(S^T) for the first group and v' for the second, each behind a fence and a
+# barrier across the warpgroup. u^T enters the accumulator as us^T @ I (the identity tile eye,
+# made once; the M-major A of u's ring tile), w, q-hat and A_qk are K-major B operands as they
+# arrive, and k-hat an N-major one. o^T is stored transposed (`<- bf16(o * -1.0)^T`, LANGUAGE.md
+# §5.6), the output rows being tokens. Six m64n64 products and the identity one per chunk, the
+# same bf16 roundings of S and v' as kda_split_state_lb (so the same results to the rounding
+# of the f32 sums; tests/lower/emu.sh runs it in the split chain).
+kernel kda_split_statet_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param U:    global bf16[NS, 64, H, DV]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, H, DK]
+  param S0:   global f32[N, H, DV, DK]     # state entering the sequence, V-first
+  param SN:   global f32[N, H, DV, DK]     # state leaving it
+  param O:    global bf16[B, T, H, DV]
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (2, H, N) as (vh, h, q)
+  role load warps 0..3 regs 40
+  role math warps 4..7 regs 232
+  pipeline ch stages 2
+  smem w0: bf16[64, 64] swizzle 128B ring ch    # w, key channels 0..63 (B of S^T w^T)
+  smem w1: bf16[64, 64] swizzle 128B ring ch    # ... 64..127
+  smem q0: bf16[64, 64] swizzle 128B ring ch    # q-hat e^G, the same halves
+  smem q1: bf16[64, 64] swizzle 128B ring ch
+  smem k0: bf16[64, 64] swizzle 128B ring ch    # k-hat e^(G_C - G), the N-major B of the update
+  smem k1: bf16[64, 64] swizzle 128B ring ch
+  smem us: bf16[64, 64] swizzle 128B ring ch    # u, this CTA's 64 value columns ([T, V]: M-major A)
+  smem aq: bf16[64, 64] swizzle 128B ring ch    # A_qk
+  smem eye: bf16[64, 64] swizzle 128B           # the identity: us^T @ eye^T = u^T in the accumulator
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 1
+  frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
+  frag sb:   f32[64, 64] in math                # ... 64..127
+  frag kn:   f32[64, 64] in math                # v'^T = u^T - S^T w^T
+  frag o:    f32[64, 64] in math                # -o^T
+  frag a0:   bf16[64, 64] in math               # -S^T (keys 0..63), then v'^T: register A operands
+  frag a1:   bf16[64, 64] in math               # -S^T (keys 64..127), then -v'^T
+  frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait empty
+      tma w0 <- W[c, 0 +: 64, h, 0 +: 64] signal full
+      tma w1 <- W[c, 0 +: 64, h, 64 +: 64] signal full
+      tma q0 <- QG[c, 0 +: 64, h, 0 +: 64] signal full
+      tma q1 <- QG[c, 0 +: 64, h, 64 +: 64] signal full
+      tma k0 <- KD[c, 0 +: 64, h, 0 +: 64] signal full
+      tma k1 <- KD[c, 0 +: 64, h, 64 +: 64] signal full
+      tma us <- U[c, 0 +: 64, h, vh * 64 +: 64] signal full
+      tma aq <- AQ[c, 0 +: 64, h, 0 +: 64] signal full
+    }
+  }
+  in math {
+    let n = Ord[q]
+    kn = where(row_idx() == col_idx(), 1.0, 0.0)
+    store eye[:, :] <- bf16(kn)
+    fence proxy_async
+    sync math
+    load sa <- S0[n, h, vh * 64 +: 64, 0 +: 64]
+    load sb <- S0[n, h, vh * 64 +: 64, 64 +: 64]
+    a0 = bf16(sa * -1.0)
+    a1 = bf16(sb * -1.0)
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      load ga <- GCE[c, h, 0 +: 64]
+      load gb <- GCE[c, h, 64 +: 64]
+      wait full
+      wgmma kn = us^T @ eye^T
+      wgmma kn += a0 @ w0^T
+      wgmma kn += a1 @ w1^T
+      wgmma o = a0 @ q0^T
+      wgmma o += a1 @ q1^T
+      wgmma_wait 0
+      a0 = bf16(kn)
+      a1 = bf16(kn * -1.0)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma o += a1 @ aq^T
+      wgmma sa += a0 @ k0
+      wgmma sb += a0 @ k1
+      wgmma_wait 0
+      arrive empty
+      a0 = bf16(sa * -1.0)
+      a1 = bf16(sb * -1.0)
+      let pe = Sl[c, 4]
+      if pe < 0 {
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a full slot: its 64 rows are its tokens
+      } else {
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a partial one: kda_split_tail copies the valid rows
+      }
+    }
+    store SN[n, h, vh * 64 +: 64, 0 +: 64] <- sa
+    store SN[n, h, vh * 64 +: 64, 64 +: 64] <- sb
+  }
+}
+
+# kda_split_statet_bf16_lb — kda_split_statet_lb with the state entering and leaving in bf16
+# (FlashKDA's interface), like kda_split_state_bf16_lb: loaded through a0 and a1, f32 in
+# registers across the chunks, rounded to bf16 once at the end.
+kernel kda_split_statet_bf16_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param U:    global bf16[NS, 64, H, DV]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, H, DK]
+  param S0:   global bf16[N, H, DV, DK]    # state entering the sequence, V-first, bf16
+  param SN:   global bf16[N, H, DV, DK]    # state leaving it, bf16
+  param O:    global bf16[B, T, H, DV]
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (2, H, N) as (vh, h, q)
+  role load warps 0..3 regs 40
+  role math warps 4..7 regs 232
+  pipeline ch stages 2
+  smem w0: bf16[64, 64] swizzle 128B ring ch    # w, key channels 0..63 (B of S^T w^T)
+  smem w1: bf16[64, 64] swizzle 128B ring ch    # ... 64..127
+  smem q0: bf16[64, 64] swizzle 128B ring ch    # q-hat e^G, the same halves
+  smem q1: bf16[64, 64] swizzle 128B ring ch
+  smem k0: bf16[64, 64] swizzle 128B ring ch    # k-hat e^(G_C - G), the N-major B of the update
+  smem k1: bf16[64, 64] swizzle 128B ring ch
+  smem us: bf16[64, 64] swizzle 128B ring ch    # u, this CTA's 64 value columns ([T, V]: M-major A)
+  smem aq: bf16[64, 64] swizzle 128B ring ch    # A_qk
+  smem eye: bf16[64, 64] swizzle 128B           # the identity: us^T @ eye^T = u^T in the accumulator
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 1
+  frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
+  frag sb:   f32[64, 64] in math                # ... 64..127
+  frag kn:   f32[64, 64] in math                # v'^T = u^T - S^T w^T
+  frag o:    f32[64, 64] in math                # -o^T
+  frag a0:   bf16[64, 64] in math               # -S^T (keys 0..63), then v'^T: register A operands
+  frag a1:   bf16[64, 64] in math               # -S^T (keys 64..127), then -v'^T
+  frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait empty
+      tma w0 <- W[c, 0 +: 64, h, 0 +: 64] signal full
+      tma w1 <- W[c, 0 +: 64, h, 64 +: 64] signal full
+      tma q0 <- QG[c, 0 +: 64, h, 0 +: 64] signal full
+      tma q1 <- QG[c, 0 +: 64, h, 64 +: 64] signal full
+      tma k0 <- KD[c, 0 +: 64, h, 0 +: 64] signal full
+      tma k1 <- KD[c, 0 +: 64, h, 64 +: 64] signal full
+      tma us <- U[c, 0 +: 64, h, vh * 64 +: 64] signal full
+      tma aq <- AQ[c, 0 +: 64, h, 0 +: 64] signal full
+    }
+  }
+  in math {
+    let n = Ord[q]
+    kn = where(row_idx() == col_idx(), 1.0, 0.0)
+    store eye[:, :] <- bf16(kn)
+    fence proxy_async
+    sync math
+    load a0 <- S0[n, h, vh * 64 +: 64, 0 +: 64]
+    sa = f32(a0)
+    load a1 <- S0[n, h, vh * 64 +: 64, 64 +: 64]
+    sb = f32(a1)
+    a0 = bf16(sa * -1.0)
+    a1 = bf16(sb * -1.0)
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      load ga <- GCE[c, h, 0 +: 64]
+      load gb <- GCE[c, h, 64 +: 64]
+      wait full
+      wgmma kn = us^T @ eye^T
+      wgmma kn += a0 @ w0^T
+      wgmma kn += a1 @ w1^T
+      wgmma o = a0 @ q0^T
+      wgmma o += a1 @ q1^T
+      wgmma_wait 0
+      a0 = bf16(kn)
+      a1 = bf16(kn * -1.0)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma o += a1 @ aq^T
+      wgmma sa += a0 @ k0
+      wgmma sb += a0 @ k1
+      wgmma_wait 0
+      arrive empty
+      a0 = bf16(sa * -1.0)
+      a1 = bf16(sb * -1.0)
+      let pe = Sl[c, 4]
+      if pe < 0 {
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a full slot: its 64 rows are its tokens
+      } else {
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a partial one: kda_split_tail copies the valid rows
       }
     }
     store SN[n, h, vh * 64 +: 64, 0 +: 64] <- bf16(sa)

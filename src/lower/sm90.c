@@ -1468,7 +1468,11 @@ static void emit_elementwise(Em *e, Stmt *s, const PlanFrag *dst)
 		acc_decode(e, dst);
 	if (dst->layout == FRAG_TILE)
 		line(e, "	const int i_ = a_ / %d, j_ = a_ %% %d; (void)i_; (void)j_;", sm90_tile_pc(e, dst), sm90_tile_pc(e, dst));
-	if (dst->dt == DT_BF16 || dst->dt == DT_F16)
+	/* a 16-bit fragment holds rounded values: round the value unless it is already the cast to
+	 * this dtype (`p16 = bf16(x)`), whose rounding fx_emit wrote (an asm the compiler keeps) */
+	bool cast_already = s->src && s->src->kind == E_CALL && s->src->nargs == 1 && s->src->name &&
+	                    dtype_from(s->src->name, (int)strlen(s->src->name)) == dst->dt;
+	if ((dst->dt == DT_BF16 || dst->dt == DT_F16) && !cast_already)
 		line(e, "\t%s[%s] = %s(%s);", dst->name, ix, dst->dt == DT_BF16 ? "round_bf16" : "round_f16", sb_str(&rhs));
 	else
 		line(e, "\t%s[%s] = %s;", dst->name, ix, sb_str(&rhs));

@@ -354,12 +354,13 @@ MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);
 split_run() {
 	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0} b16=${8:-0}
 	f=${KDA_SPLIT_FILE:-kernels/kda/kda_prefill_split_lb.cake}   # KDA_SPLIT_FILE: a candidate of the file
-	stk=kda_split_state_lb
-	[ "$b16" -eq 1 ] && stk=kda_split_state_bf16_lb
+	stk=${KDA_SPLIT_STATE:-kda_split_state_lb}   # KDA_SPLIT_STATE: another state kernel of the file
+	[ "$b16" -eq 1 ] && stk=${KDA_SPLIT_STATE16:-kda_split_state_bf16_lb}
 	vl=0
 	[ "$N" -gt 0 ] && vl=1
 	[ "$N" -gt 0 ] || N=$B
 	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
+	[ "$stk" = kda_split_state_lb ] || [ "$stk" = kda_split_state_bf16_lb ] || label="$label ($stk)"
 	[ "$b16" -eq 1 ] && label="$label bf16 state"
 	[ "$vl" -eq 1 ] && [ -z "${KDA_EMU_SEQLENS:-}" ] && label="$label N=$N packed"
 	d=$TMP/split.$seed
@@ -407,6 +408,13 @@ split_run 1 300 2 -2.5 38 0 3
 # the bf16-state twin of the state kernel (FlashKDA's interface), fixed-length and packed
 split_run 2 192 2 -5 40 0 0 1
 KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 41 0 5 1
+# the transposed state kernels (S^T and v'^T as register A operands, o^T stored transposed):
+# fixed-length with a partial last slot, packed sequences, the bf16-state twin
+KDA_SPLIT_STATE=kda_split_statet_lb split_run 2 200 2 -5 42
+KDA_SPLIT_STATE=kda_split_statet_lb KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 43 0 5
+KDA_SPLIT_STATE16=kda_split_statet_bf16_lb split_run 2 192 2 -2.5 44 0 0 1
+# ... and they must be able to fail: v'^T negated where it enters o^T (a1 = bf16(kn * -1.0))
+KDA_SPLIT_STATE=kda_split_statet_lb MUTATE='s/a1\[a_\] = round_bf16((kn\[a_\] \* (-1.0f)));/a1[a_] = round_bf16(kn[a_]);/' split_run 1 256 1 -1 45 1
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the
