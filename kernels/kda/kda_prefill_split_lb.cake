@@ -406,13 +406,13 @@ kernel kda_split_state_bf16_lb target sm_90a family kda stage
 # columns), the layout the state already has in registers:
 #   v'^T = u^T - S^T w^T          o^T = S^T (q-hat e^G)^T + v'^T A_qk^T
 #   S^T <- S^T Diag(e^G_C) + v'^T (k-hat e^(G_C - G))
-# so S^T, rounded to bf16, is wgmma's register A operand (a0, a1: the key halves, negated so
-# that the products subtract), and so is v'^T: the step stores nothing into shared memory and
+# so S^T, rounded to bf16, is wgmma's register A operand (a0, a1: the key halves; `kn -= a0 @
+# w0^T` subtracts in the instruction), and so is v'^T: the step stores nothing into shared memory and
 # has no fence or named barrier between its two groups of products, where kda_split_state_lb
 # stores bf16(S^T) for the first group and v' for the second, each behind a fence and a
 # barrier across the warpgroup. u^T enters the accumulator as us^T @ I (the identity tile eye,
 # made once; the M-major A of u's ring tile), w, q-hat and A_qk are K-major B operands as they
-# arrive, and k-hat an N-major one. o^T is stored transposed (`<- bf16(o * -1.0)^T`, LANGUAGE.md
+# arrive, and k-hat an N-major one. o^T is stored transposed (`<- bf16(o)^T`, LANGUAGE.md
 # §5.6), the output rows being tokens. Six m64n64 products and the identity one per chunk, the
 # same bf16 roundings of S and v' as kda_split_state_lb (so the same results to the rounding
 # of the f32 sums; tests/lower/emu.sh runs it in the split chain).
@@ -451,9 +451,9 @@ kernel kda_split_statet_lb target sm_90a family kda stage
   frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
   frag sb:   f32[64, 64] in math                # ... 64..127
   frag kn:   f32[64, 64] in math                # v'^T = u^T - S^T w^T
-  frag o:    f32[64, 64] in math                # -o^T
-  frag a0:   bf16[64, 64] in math               # -S^T (keys 0..63), then v'^T: register A operands
-  frag a1:   bf16[64, 64] in math               # -S^T (keys 64..127), then -v'^T
+  frag o:    f32[64, 64] in math                # o^T
+  frag a0:   bf16[64, 64] in math               # S^T (keys 0..63), then v'^T: register A operands
+  frag a1:   bf16[64, 64] in math               # S^T (keys 64..127)
   frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
   frag gb:   f32[64] in math                    # ... 64..127
 {
@@ -479,34 +479,33 @@ kernel kda_split_statet_lb target sm_90a family kda stage
     sync math
     load sa <- S0[n, h, vh * 64 +: 64, 0 +: 64]
     load sb <- S0[n, h, vh * 64 +: 64, 64 +: 64]
-    a0 = bf16(sa * -1.0)
-    a1 = bf16(sb * -1.0)
+    a0 = bf16(sa)
+    a1 = bf16(sb)
     for c in Cs[n] .. Cs[n + 1] pipelined ch {
       load ga <- GCE[c, h, 0 +: 64]
       load gb <- GCE[c, h, 64 +: 64]
       wait full
       wgmma kn = us^T @ eye^T
-      wgmma kn += a0 @ w0^T
-      wgmma kn += a1 @ w1^T
+      wgmma kn -= a0 @ w0^T
+      wgmma kn -= a1 @ w1^T
       wgmma o = a0 @ q0^T
       wgmma o += a1 @ q1^T
       wgmma_wait 0
       a0 = bf16(kn)
-      a1 = bf16(kn * -1.0)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
-      wgmma o += a1 @ aq^T
+      wgmma o += a0 @ aq^T
       wgmma sa += a0 @ k0
       wgmma sb += a0 @ k1
       wgmma_wait 0
       arrive empty
-      a0 = bf16(sa * -1.0)
-      a1 = bf16(sb * -1.0)
+      a0 = bf16(sa)
+      a1 = bf16(sb)
       let pe = Sl[c, 4]
       if pe < 0 {
-        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a full slot: its 64 rows are its tokens
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o)^T   # a full slot: its 64 rows are its tokens
       } else {
-        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a partial one: kda_split_tail copies the valid rows
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o)^T   # a partial one: kda_split_tail copies the valid rows
       }
     }
     store SN[n, h, vh * 64 +: 64, 0 +: 64] <- sa
@@ -552,9 +551,9 @@ kernel kda_split_statet_bf16_lb target sm_90a family kda stage
   frag sa:   f32[64, 64] in math                # S^T of this value half, key channels 0..63
   frag sb:   f32[64, 64] in math                # ... 64..127
   frag kn:   f32[64, 64] in math                # v'^T = u^T - S^T w^T
-  frag o:    f32[64, 64] in math                # -o^T
-  frag a0:   bf16[64, 64] in math               # -S^T (keys 0..63), then v'^T: register A operands
-  frag a1:   bf16[64, 64] in math               # -S^T (keys 64..127), then -v'^T
+  frag o:    f32[64, 64] in math                # o^T
+  frag a0:   bf16[64, 64] in math               # S^T (keys 0..63), then v'^T: register A operands
+  frag a1:   bf16[64, 64] in math               # S^T (keys 64..127)
   frag ga:   f32[64] in math                    # e^(G_C), key channels 0..63
   frag gb:   f32[64] in math                    # ... 64..127
 {
@@ -578,38 +577,35 @@ kernel kda_split_statet_bf16_lb target sm_90a family kda stage
     store eye[:, :] <- bf16(kn)
     fence proxy_async
     sync math
-    load a0 <- S0[n, h, vh * 64 +: 64, 0 +: 64]
+    load a0 <- S0[n, h, vh * 64 +: 64, 0 +: 64]   # bf16(S^T) is the operand as it is loaded
     sa = f32(a0)
     load a1 <- S0[n, h, vh * 64 +: 64, 64 +: 64]
     sb = f32(a1)
-    a0 = bf16(sa * -1.0)
-    a1 = bf16(sb * -1.0)
     for c in Cs[n] .. Cs[n + 1] pipelined ch {
       load ga <- GCE[c, h, 0 +: 64]
       load gb <- GCE[c, h, 64 +: 64]
       wait full
       wgmma kn = us^T @ eye^T
-      wgmma kn += a0 @ w0^T
-      wgmma kn += a1 @ w1^T
+      wgmma kn -= a0 @ w0^T
+      wgmma kn -= a1 @ w1^T
       wgmma o = a0 @ q0^T
       wgmma o += a1 @ q1^T
       wgmma_wait 0
       a0 = bf16(kn)
-      a1 = bf16(kn * -1.0)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
-      wgmma o += a1 @ aq^T
+      wgmma o += a0 @ aq^T
       wgmma sa += a0 @ k0
       wgmma sb += a0 @ k1
       wgmma_wait 0
       arrive empty
-      a0 = bf16(sa * -1.0)
-      a1 = bf16(sb * -1.0)
+      a0 = bf16(sa)
+      a1 = bf16(sb)
       let pe = Sl[c, 4]
       if pe < 0 {
-        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a full slot: its 64 rows are its tokens
+        store O[Sl[c, 0], Sl[c, 1] +: 64, h, vh * 64 +: 64] <- bf16(o)^T   # a full slot: its 64 rows are its tokens
       } else {
-        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o * -1.0)^T   # a partial one: kda_split_tail copies the valid rows
+        store OP[pe, 0 +: 64, h, vh * 64 +: 64] <- bf16(o)^T   # a partial one: kda_split_tail copies the valid rows
       }
     }
     store SN[n, h, vh * 64 +: 64, 0 +: 64] <- bf16(sa)

@@ -502,7 +502,7 @@ R("CK-SEM-027", CAT_LANGUAGE, SEV_ERROR, 1, "wrong operand kind",
   "tile and a fragment destination; store/atomic_add need an indexed destination, and a "
   "transposed store (`store G[..] <- v^T`) a rank-2 tile of a global tensor; wgmma's A "
   "is smem or a fragment (never a transposed fragment) and its B must be smem; mma takes "
-  "smem or fragments."),
+  "smem or fragments, and only adds (`-=` is wgmma's)."),
 R("CK-SEM-028", CAT_LANGUAGE, SEV_ERROR, 1, "MMA dtypes",
   "The accumulator of wgmma/mma must be f32 or f16; the A and B operands must have the same "
   "element type, one of bf16, f16, f8e4m3. (Per-target support of each combination, e.g. "

@@ -285,7 +285,8 @@ struct Stmt {
 	Expr *dst, *src;
 	Expr **lhs;
 	int nlhs;
-	bool accumulate;      /* S_WGMMA/S_MMA: += (true) or = (false) */
+	bool accumulate;      /* S_WGMMA/S_MMA: += or -= (true) or = (false) */
+	bool negate;          /* S_WGMMA/S_MMA: -= (the product subtracted; accumulate is set too) */
 	bool transposed;      /* S_STORE: `store G[..] <- v^T`, the value written transposed (the
 	                       * parser takes the `^T` off src and sets this) */
 	/* S_TMA_LOAD/S_TMA_STORE: `clip` after a reference: its box may run past the end of the

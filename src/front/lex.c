@@ -45,7 +45,7 @@ static const char *const tok_names[] = {
 	[T_LPAREN] = "'('", [T_RPAREN] = "')'", [T_LBRACK] = "'['",
 	[T_RBRACK] = "']'", [T_COMMA] = "','", [T_COLON] = "':'",
 	[T_DOTDOT] = "'..'", [T_LARROW] = "'<-'", [T_PLUSCOLON] = "'+:'",
-	[T_PLUSEQ] = "'+='", [T_ASSIGN] = "'='", [T_EQ] = "'=='", [T_NE] = "'!='",
+	[T_PLUSEQ] = "'+='", [T_MINUSEQ] = "'-='", [T_ASSIGN] = "'='", [T_EQ] = "'=='", [T_NE] = "'!='",
 	[T_LT] = "'<'", [T_LE] = "'<='", [T_GT] = "'>'", [T_GE] = "'>='",
 	[T_PLUS] = "'+'", [T_MINUS] = "'-'", [T_STAR] = "'*'", [T_SLASH] = "'/'",
 	[T_PERCENT] = "'%'", [T_AT] = "'@'", [T_CARET] = "'^'", [T_BANG] = "'!'",
@@ -631,7 +631,10 @@ Token lex_next(Lexer *lx)
 		break;
 	case '&': k = T_ANDAND, len = 2; break; /* bad_unit guarantees "&&" */
 	case '|': k = T_OROR, len = 2; break;
-	case '-': k = T_MINUS; break;
+	case '-':
+		if (c1 == '=') k = T_MINUSEQ, len = 2;
+		else k = T_MINUS;
+		break;
 	case '*': k = T_STAR; break;
 	case '/': k = T_SLASH; break;
 	case '%': k = T_PERCENT; break;

@@ -1225,16 +1225,17 @@ static void parse_mma(Parser *p, Stmt *s, const char *kw)
 	if (!acc)
 		return;
 	s->dst = ident_expr(p, acc, sp);
-	if (at(p, T_PLUSEQ)) {
+	if (at(p, T_PLUSEQ) || at(p, T_MINUSEQ)) {
 		s->accumulate = true;
+		s->negate = at(p, T_MINUSEQ);
 		advance(p);
 	} else if (at(p, T_ASSIGN)) {
 		advance(p);
 	} else {
-		expected(p, "'+=' or '='", "after the accumulator", "write 'acc += a @ b^T'");
+		expected(p, "'+=', '-=' or '='", "after the accumulator", "write 'acc += a @ b^T'");
 		return;
 	}
-	Expr *a = parse_operand(p, "after '+=' / '='");
+	Expr *a = parse_operand(p, "after '+=' / '-=' / '='");
 	if (p->panic)
 		return;
 	if (!expect(p, T_AT, "between the matmul operands", "write 'acc += a @ b^T'"))
@@ -1372,10 +1373,11 @@ static void parse_assign(Parser *p, Stmt *s, Token *first)
 	s->lhs = (Expr **)vec_freeze(&v, p->a);
 	if (p->panic)
 		return;
-	if (at(p, T_PLUSEQ)) {
+	if (at(p, T_PLUSEQ) || at(p, T_MINUSEQ)) {
+		bool minus = at(p, T_MINUSEQ);
 		perr(p, "CK-SYN-001", peek(p, 0)->span,
-		     "'+=' is only for wgmma/mma accumulation; write 'x = x + y'",
-		     "expected '=' after the assigned name%s, found '+='", s->nlhs > 1 ? "s" : "");
+		     minus ? "'-=' is only for wgmma accumulation; write 'x = x - y'" : "'+=' is only for wgmma/mma accumulation; write 'x = x + y'",
+		     "expected '=' after the assigned name%s, found '%s'", s->nlhs > 1 ? "s" : "", minus ? "-=" : "+=");
 		return;
 	}
 	if (!expect(p, T_ASSIGN, s->nlhs > 1 ? "after the assigned names" : "after the assigned name",
@@ -1491,7 +1493,7 @@ static Stmt *parse_stmt(Parser *p, bool top)
 			role = role || ((size_t)k->n == strlen(p->roles.data[i]) &&
 			                memcmp(k->p, p->roles.data[i], (size_t)k->n) == 0);
 		if (role || (k->kind == T_IDENT && !is_reserved(k) && k1 != T_ASSIGN && k1 != T_COMMA &&
-		             k1 != T_PLUSEQ))
+		             k1 != T_PLUSEQ && k1 != T_MINUSEQ))
 			s->name = expect_any_name(p, "role", "after 'sync'", &s->name_span);
 	} else { /* let */
 		s = new_stmt(p, S_LET, &lead);

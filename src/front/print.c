@@ -467,7 +467,7 @@ static void print_stmt(Printer *p, const Stmt *s)
 	case S_MMA:
 		sb_puts(b, s->kind == S_WGMMA ? "wgmma " : "mma ");
 		print_expr(b, s->dst);
-		sb_puts(b, s->accumulate ? " += " : " = ");
+		sb_puts(b, s->negate ? " -= " : s->accumulate ? " += " : " = ");
 		print_expr(b, s->src);
 		break;
 	case S_WGMMA_WAIT:

@@ -853,6 +853,11 @@ static void check_mma(Sema *s, Stmt *st)
 		sema_err(s, "CK-SEM-027", src ? src->span : st->span, "%s needs `a @ b` on the right", op);
 		return;
 	}
+	if (st->negate && st->kind == S_MMA) {   /* wgmma negates A in the instruction; mma.sync cannot */
+		Diag *d = sema_err(s, "CK-SEM-027", st->span, "`mma acc -= a @ b` is not available: mma.sync only adds its product");
+		diag_set(&d->hint, "negate a fragment operand first (`x = x * -1.0`) and write `+=`, or use wgmma");
+		return;
+	}
 	bool ta, tb;
 	Expr *a = mm_operand(src->lhs, &ta), *b = mm_operand(src->rhs, &tb);
 	Expr *ops[2] = { a, b };

@@ -742,11 +742,13 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	}
 	int n = (int)f->wg_cols;
 	bool f16 = adt == DT_F16;
-	e->need_w[f16][n / 8] |= (unsigned char)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1) + (ta ? 4 : 0)));
+	e->need_w[f16][n / 8] |= (unsigned short)(1u << ((AF ? 2 : 0) + (tb ? 0 : 1) + (ta ? 4 : 0) + (s->negate ? 8 : 0)));
 	char *baddr = buf_addr(e, bi, sc, s->span);
 	int ksteps = (int)(K / 16);
 	const char *ty = f16 ? "f16" : "bf16";
 	const char *suffix = AF ? (tb ? "_rs" : "_rs_tb") : ta ? (tb ? "_ta" : "_ta_tb") : (tb ? "" : "_tb");
+	if (s->negate)   /* `-=`: the wrapper with imm-scale-a = -1 */
+		suffix = arena_printf(&e->c->arena, "%s_n", suffix);
 	bool bpan = B->row_bytes > SB, apan = A && A->row_bytes > SA;
 	/* B descriptor: K-major steps 32 B along the row (a new panel every SB / 32 steps); N-major steps 16 rows */
 	int bstep = tb ? 32 : 16 * SB;

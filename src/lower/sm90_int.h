@@ -32,7 +32,7 @@ typedef struct Em {
 	int role;           /* current role index */
 	int loops;          /* loops around the statement being emitted */
 	bool elected;       /* current role runs on one elected thread */
-	unsigned char need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
+	unsigned short need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A negated ? 8 : 0) + (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
 	bool need_store_rank[6]; /* tma_store_Nd wrappers (and the bulk-group helpers) needed */
 	/* TMA stores of the current role (emit_role): src[b] the role stores buffer b through TMA,

@@ -322,23 +322,27 @@ static void emit_bulk_group(StrBuf *o)
 /* wgmma.mma_async m64nNk16, f32 accumulators d[0 .. N/2), scale_d = 0 overwrites,
  * 1 accumulates. A from shared memory (descriptor; K-major, or M-major with trans-a = 1)
  * or registers (4 x b32 of packed 16-bit pairs); B from shared memory, K-major or N-major
- * (trans-b = 1). */
-static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb, bool tnspa)
+ * (trans-b = 1). With neg (`acc -= a @ b`, the _n wrappers) imm-scale-a is -1: the
+ * instruction subtracts the product. */
+static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb, bool tnspa, bool neg)
 {
 	const char *ab = f16 ? "f16" : "bf16";
-	const char *suffix = areg ? (tnspb ? "_rs_tb" : "_rs") : tnspa ? (tnspb ? "_ta_tb" : "_ta") : (tnspb ? "_tb" : "");
+	const char *suffix0 = areg ? (tnspb ? "_rs_tb" : "_rs") : tnspa ? (tnspb ? "_ta_tb" : "_ta") : (tnspb ? "_tb" : "");
+	char suffix[16];
+	snprintf(suffix, sizeof suffix, "%s%s", suffix0, neg ? "_n" : "");
+	const int sca = neg ? -1 : 1;
 	int nd = n / 2;
 	int na = areg ? 4 : 1;                 /* A operands */
 	int ib = nd + na, isc = ib + 1;        /* operand numbers of descB and scale_d */
 	char guard[64];
-	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s", n, f16 ? "F16" : "BF16",
-	         areg ? (tnspb ? "_RS_TB" : "_RS") : tnspa ? (tnspb ? "_TA_TB" : "_TA") : (tnspb ? "_TB" : ""));
+	snprintf(guard, sizeof guard, "CAKE_WGMMA_M64N%dK16_%s%s%s", n, f16 ? "F16" : "BF16",
+	         areg ? (tnspb ? "_RS_TB" : "_RS") : tnspa ? (tnspb ? "_TA_TB" : "_TA") : (tnspb ? "_TB" : ""), neg ? "_N" : "");
 	sb_printf(o, "\n#ifndef %s\n#define %s\n", guard, guard);
 	for (int z = 0; z < 2; z++) {   /* the wrapper, then its _z twin for the first K step of an overwrite */
 		if (z)
 			sb_printf(o, "/* The same for scale_d = 0 (pass 0): d is written only (\"=f\"), so its old value is not an input. */\n");
 		else
-			sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) (+)= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, n, ab,
+			sb_printf(o, "/* D[64 x %d] (f32, %d registers per thread) %s= A[64 x 16] * B[16 x %d], %s; A %s, B %s. */\n", n, nd, neg ? "(-)" : "(+)", n, ab,
 			          areg ? "in registers" : tnspa ? "M-major in shared memory" : "K-major in shared memory",
 			          tnspb ? "N-major in shared memory" : "K-major in shared memory");
 		if (areg)
@@ -355,9 +359,9 @@ static void emit_wgmma_wrapper(StrBuf *o, int n, bool f16, bool areg, bool tnspb
 				sb_puts(o, "\"\n\t\t\"");
 		}
 		if (areg)
-			sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, tnspb ? 1 : 0);
+			sb_printf(o, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, %d, 1, %d;\\n}\\n\"\n\t\t: ", nd, nd + 1, nd + 2, nd + 3, ib, sca, tnspb ? 1 : 0);
 		else
-			sb_printf(o, "}, %%%d, %%%d, p, 1, 1, %d, %d;\\n}\\n\"\n\t\t: ", nd, ib, tnspa ? 1 : 0, tnspb ? 1 : 0);
+			sb_printf(o, "}, %%%d, %%%d, p, %d, 1, %d, %d;\\n}\\n\"\n\t\t: ", nd, ib, sca, tnspa ? 1 : 0, tnspb ? 1 : 0);
 		for (int i = 0; i < nd; i++) {
 			sb_printf(o, "%s\"%sf\"(d[%d])", i ? ", " : "", z ? "=" : "+", i);
 			if (i % 8 == 7 && i + 1 < nd)
@@ -416,9 +420,9 @@ void sm90_prelude_emit(StrBuf *o, const Em *e, bool debug_hang)
 		emit_bulk_group(o);
 	for (int f = 0; f < 2; f++)
 		for (int n = 1; n <= 32; n++)
-			for (int v = 0; v < 8; v++)   /* bit 0: B N-major, 1: A in registers, 2: A M-major */
+			for (int v = 0; v < 16; v++)   /* bit 0: B N-major, 1: A in registers, 2: A M-major, 3: A negated */
 				if (e->need_w[f][n] & (1u << v))
-					emit_wgmma_wrapper(o, n * 8, f, v & 2, v & 1, v & 4);
+					emit_wgmma_wrapper(o, n * 8, f, v & 2, v & 1, v & 4, v & 8);
 	if (e->need_red)
 		emit_red_wrappers(o);
 	if (e->need_gmem)

@@ -425,14 +425,14 @@ static int wgmma_case(int argc, char **argv)
 		float *a = nanbuf(nr);
 		wr(dir, "O1", a, 4 * nw), wr(dir, "O2", a, 4 * np), wr(dir, "O3", a, 4 * np), wr(dir, "O4", a, 4 * nr), wr(dir, "O5", a, 4 * np);
 		wr(dir, "O6", a, 4 * nw), wr(dir, "O7", a, 4 * nw);
-		wr(dir, "O8", a, 4 * np), wr(dir, "O9", a, 2 * nw), wr(dir, "O10", a, 4 * 2 * np);
+		wr(dir, "O8", a, 4 * np), wr(dir, "O9", a, 2 * nw), wr(dir, "O10", a, 4 * 2 * np), wr(dir, "O11", a, 4 * nw);
 		free(a), free(P), free(Q), free(R), free(W);
 		return 0;
 	}
 	float *O1 = rd(dir, "O1", nw), *O2 = rd(dir, "O2", np), *O3 = rd(dir, "O3", np), *O4 = rd(dir, "O4", nr), *O5 = rd(dir, "O5", np);
-	float *O6 = rd(dir, "O6", nw), *O7 = rd(dir, "O7", nw), *O8 = rd(dir, "O8", np), *O10 = rd(dir, "O10", 2 * np);
+	float *O6 = rd(dir, "O6", nw), *O7 = rd(dir, "O7", nw), *O8 = rd(dir, "O8", np), *O10 = rd(dir, "O10", 2 * np), *O11 = rd(dir, "O11", nw);
 	uint16_t *O9 = (uint16_t *)rd(dir, "O9", nw / 2);
-	int b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0;
+	int b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0, b8 = 0;
 	for (long long b = 0; b < B; b++) {
 		const uint16_t *p = P + b * 64 * 128, *q = Q + b * 64 * 128, *r = R + b * 128 * 128, *w = W + b * 64 * 64;
 		b1 += mm_bad(O1 + b * 64 * 64, 64, 64, 128, p, 128, 1, q, 1, 128);     /* P Q^T */
@@ -442,6 +442,12 @@ static int wgmma_case(int argc, char **argv)
 		b5 += mm_bad(O5 + b * 64 * 128, 64, 128, 64, w, 64, 1, q, 128, 1);     /* W Q, N = 128 per warpgroup */
 		b6 += mm_bad(O6 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 1, 64);        /* W W^T: one-span K-major A and B */
 		b6 += mm_bad(O7 + b * 64 * 64, 64, 64, 64, w, 64, 1, w, 64, 1);        /* W W: register A, one-span N-major B */
+		/* `-=`: O11 = O7 - P Q^T - W W (the two subtracted products, in that order, from the
+		 * accumulator holding W W): -P Q^T within the f32 sums' rounding */
+		for (int t = 0; t < 64 * 64; t++) {
+			const float want = -O1[b * 64 * 64 + t], got = O11[b * 64 * 64 + t];
+			b8 += !(fabsf(got - want) <= 1e-5f * (fabsf(want) + fabsf(O7[b * 64 * 64 + t])) + 1e-6f);
+		}
 		/* the transposed stores: O8 = (P R)^T, O9 = bf16(-(P Q^T))^T, the four tiles of O10 (k P Q^T)^T, k = 1..4 */
 		const float *o2 = O2 + b * 64 * 128, *o1 = O1 + b * 64 * 64, *o8 = O8 + b * 128 * 64, *o10 = O10 + b * 64 * 2 * 128;
 		const uint16_t *o9 = O9 + b * 64 * 64;
@@ -455,10 +461,10 @@ static int wgmma_case(int argc, char **argv)
 				}
 			}
 	}
-	int bad = b1 + b2 + b3 + b4 + b5 + b6 + b7;
-	printf("acc_wgmma: bad elements P Q^T %d, P R %d, W Q %d, P^T Q %d, W Q (N 128) %d, one-span forms %d, transposed stores %d%s\n", b1, b2, b3, b4,
-	       b5, b6, b7, bad ? " FAIL" : "");
-	free(O1), free(O2), free(O3), free(O4), free(O5), free(O6), free(O7), free(O8), free(O9), free(O10), free(P), free(Q), free(R), free(W);
+	int bad = b1 + b2 + b3 + b4 + b5 + b6 + b7 + b8;
+	printf("acc_wgmma: bad elements P Q^T %d, P R %d, W Q %d, P^T Q %d, W Q (N 128) %d, one-span forms %d, transposed stores %d, -= %d%s\n", b1, b2,
+	       b3, b4, b5, b6, b7, b8, bad ? " FAIL" : "");
+	free(O1), free(O2), free(O3), free(O4), free(O5), free(O6), free(O7), free(O8), free(O9), free(O10), free(O11), free(P), free(Q), free(R), free(W);
 	return bad ? 1 : 0;
 }
 

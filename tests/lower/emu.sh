@@ -161,6 +161,8 @@ acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17
 MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 18
 # ... and a transposed store's second element of a pair written one column over instead of one row
 MUTATE='s|o_\[(256)\] = (v_\[1\]);|o_[1] = (v_[1]);|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 51
+# ... and `-=` from registers calling the adding wrapper instead of the subtracting one
+MUTATE='s|bf16_rs_tb_n(c1 + |bf16_rs_tb(c1 + |' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 52
 # the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
 # TMA ring, K-major wgmma, two consumer warpgroups)
 acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
@@ -413,8 +415,9 @@ KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 41 0 5 1
 KDA_SPLIT_STATE=kda_split_statet_lb split_run 2 200 2 -5 42
 KDA_SPLIT_STATE=kda_split_statet_lb KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 43 0 5
 KDA_SPLIT_STATE16=kda_split_statet_bf16_lb split_run 2 192 2 -2.5 44 0 0 1
-# ... and they must be able to fail: v'^T negated where it enters o^T (a1 = bf16(kn * -1.0))
-KDA_SPLIT_STATE=kda_split_statet_lb MUTATE='s/a1\[a_\] = round_bf16((kn\[a_\] \* (-1.0f)));/a1[a_] = round_bf16(kn[a_]);/' split_run 1 256 1 -1 45 1
+# ... and they must be able to fail: S^T w^T added to u^T instead of subtracted (`kn -= a0 @ w0^T`
+# calling the adding wrapper)
+KDA_SPLIT_STATE=kda_split_statet_lb MUTATE='s/wgmma_m64n64k16_bf16_rs_n(kn /wgmma_m64n64k16_bf16_rs(kn /' split_run 1 256 1 -1 45 1
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the

@@ -723,13 +723,13 @@ static void test_lexer(void **state)
 	SourceSet ss = {0};
 	DiagList dl = {0};
 	Ctx c;
-	const char *src = "0..3 128B 1.5 1e-6 2.0e3 0x1F <- +: += == != <= >= << >> && || inf\n  x^T @ % !";
+	const char *src = "0..3 128B 1.5 1e-6 2.0e3 0x1F <- +: += -= == != <= >= << >> && || inf\n  x^T @ % !";
 	int f = src_add(&ss, "l.cake", src, strlen(src));
 	ctx_init(&c, &ss, &dl);
 	int n;
 	Token *t = lex_file(&c, f, &n);
 	TokKind want[] = {T_INT, T_DOTDOT, T_INT, T_INT, T_IDENT, T_FLOAT, T_FLOAT, T_FLOAT, T_INT,
-	                  T_LARROW, T_PLUSCOLON, T_PLUSEQ, T_EQ, T_NE, T_LE, T_GE, T_SHL, T_SHR,
+	                  T_LARROW, T_PLUSCOLON, T_PLUSEQ, T_MINUSEQ, T_EQ, T_NE, T_LE, T_GE, T_SHL, T_SHR,
 	                  T_ANDAND, T_OROR, T_IDENT, T_IDENT, T_CARET, T_IDENT, T_AT, T_PERCENT,
 	                  T_BANG, T_EOF};
 	assert_int_equal(n, (int)NELEM(want));
@@ -743,8 +743,8 @@ static void test_lexer(void **state)
 	assert_true(t[6].fval == 1e-6);
 	assert_true(t[7].fval == 2000.0);
 	assert_int_equal(t[8].ival, 31);
-	check_span(t[21].span, 2, 3, 1);
-	assert_int_equal(t[21].span.off, 69);
+	check_span(t[22].span, 2, 3, 1);   /* x on the second line */
+	assert_int_equal(t[22].span.off, 72);
 	assert_string_equal(tok_name(T_LARROW), "'<-'");
 	ctx_free(&c);
 	diag_free(&dl);

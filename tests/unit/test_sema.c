@@ -900,6 +900,30 @@ static void test_transposed_store_accepted(void **state)
 	free(s2);
 }
 
+/* §5.7: `-=` subtracts a wgmma product (parsed, printed back, accepted); §5.8: mma.sync has
+ * no `-=` */
+static void test_wgmma_minus_assign(void **state)
+{
+	(void)state;
+	char *src = mutate(GEMM, "      wgmma acc += a @ b^T\n", "      wgmma acc -= a @ b^T\n");
+	Fx *f = compile(src);
+	if (f->dl.n)
+		dump(f);
+	assert_int_equal(f->dl.nerr, 0);
+	StrBuf b = {0};
+	print_program(&b, f->p);
+	assert_non_null(strstr(sb_str(&b), "wgmma acc -= a @ b^T"));
+	sb_free(&b);
+	fx_free(f);
+	free(src);
+}
+
+static void test_027_mma_minus_assign(void **state)
+{
+	(void)state;
+	gemm_edit("      wgmma acc += a @ b^T\n", "      mma acc -= a @ b^T\n", "CK-SEM-027", "mma acc -=", 0);
+}
+
 static void test_037_let_of_fragment(void **state)
 {
 	(void)state;
@@ -1117,6 +1141,8 @@ int main(void)
 		cmocka_unit_test(test_036_transpose_outside_operand),
 		cmocka_unit_test(test_030_transposed_store_shape),
 		cmocka_unit_test(test_transposed_store_accepted),
+		cmocka_unit_test(test_wgmma_minus_assign),
+		cmocka_unit_test(test_027_mma_minus_assign),
 		cmocka_unit_test(test_037_let_of_fragment),
 		cmocka_unit_test(test_037_smem_as_value),
 		cmocka_unit_test(test_038_zero_arrivals),

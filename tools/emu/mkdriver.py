@@ -28,9 +28,9 @@ be given as a third positional argument (KERNEL.cu OUT.cpp PLAN.txt), the same a
 The dynamic shared memory (`cake_smem`) is the emulator's CTA-wide array emu_smem, so the
 generated pointer arithmetic on it and the u32 addresses of ld/st_shared_u32 and of the TMA
 and wgmma descriptors (smem_u32() is 0) agree. A kernel that calls wgmma gets one wrapper per
-variant it calls, wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_z] (A in registers, M-major A,
-N-major B; _z, the write-only twin, is called with scale_d = 0), over the emulator's model
-emu_wgmma().
+variant it calls, wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_n][_z] (A in registers, M-major A,
+N-major B, A negated (imm-scale-a = -1, `acc -= a @ b`); _z, the write-only twin, is called
+with scale_d = 0), over the emulator's model emu_wgmma().
 """
 import re
 import sys
@@ -132,20 +132,22 @@ name, params = sig.group(1), [p.strip() for p in sig.group(2).split(',') if p.st
 # generated pointer arithmetic and the u32 addresses of ld/st_shared_u32 agree)
 kern = kern.replace('extern __shared__ __align__(1024) unsigned char cake_smem[];', 'unsigned char *const cake_smem = emu_smem;')
 # the wgmma wrappers the kernel calls, over the emulator's model (simt_emu.h, emu_wgmma):
-# wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_z] (registers A, M-major A, N-major B; the _z
-# twin is passed scale_d = 0, which the model honours like the GPU)
+# wgmma_m64n<N>k16_<bf16|f16>[_rs][_ta][_tb][_n][_z] (registers A, M-major A, N-major B, A
+# negated: imm-scale-a = -1; the _z twin is passed scale_d = 0, which the model honours like
+# the GPU)
 wraps = []
 for wn, wt, suf in sorted(set(re.findall(r'\bwgmma_m64n(\d+)k16_(bf16|f16)(\w*?)\(', kern))):
     f16 = 'true' if wt == 'f16' else 'false'
     ta = 'true' if '_ta' in suf else 'false'
     tb = 'true' if '_tb' in suf else 'false'
+    sca = '-1' if re.search(r'_n(_z)?$', suf) else '1'
     wname = 'wgmma_m64n%sk16_%s%s' % (wn, wt, suf)
     if '_rs' in suf:
         wraps.append('static void %s(float *d, u32 a0, u32 a1, u32 a2, u32 a3, u64 db, int scale_d)\n'
-                     '{ const u32 a[4] = {a0, a1, a2, a3}; emu_wgmma(d, %s, %s, a, 0, false, db, %s, scale_d); }' % (wname, wn, f16, tb))
+                     '{ const u32 a[4] = {a0, a1, a2, a3}; emu_wgmma(d, %s, %s, a, 0, false, db, %s, scale_d, %s); }' % (wname, wn, f16, tb, sca))
     else:
         wraps.append('static void %s(float *d, u64 da, u64 db, int scale_d)\n'
-                     '{ emu_wgmma(d, %s, %s, nullptr, da, %s, db, %s, scale_d); }' % (wname, wn, f16, ta, tb))
+                     '{ emu_wgmma(d, %s, %s, nullptr, da, %s, db, %s, scale_d, %s); }' % (wname, wn, f16, ta, tb, sca))
 tmaps = read_tmaps(plan) if plan else {}
 ptrs, scal, maps, call = [], [], [], []
 for p in params:

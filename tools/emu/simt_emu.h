@@ -763,8 +763,9 @@ inline u32 wg_areg[8][128][4];   /* register A operands of each warpgroup's thre
  * k + 8; each the pair k = 2(l%4), +1) or shared memory (da; M-major when ta); B from shared
  * memory (db; N-major when tb). The threads of the warpgroup exchange their A registers
  * between two barriers (ids 96 + warpgroup); each then forms the accumulator elements it
- * holds (rows w*16 + l/4 (+8), columns 8j + 2(l%4) (+1)) in f32. */
-static void emu_wgmma(float *d, int N, bool f16, const u32 *areg, u64 da, bool ta, u64 db, bool tb, int scale_d)
+ * holds (rows w*16 + l/4 (+8), columns 8j + 2(l%4) (+1)) in f32. scale_a is the
+ * instruction's imm-scale-a (1, or -1: the product subtracted). */
+static void emu_wgmma(float *d, int N, bool f16, const u32 *areg, u64 da, bool ta, u64 db, bool tb, int scale_d, int scale_a = 1)
 {
 	unsigned t = threadIdx.x, wg = t / 128u, lt = t % 128u, w = lt / 32u, l = lt % 32u;
 	if (wg >= 8)
@@ -787,7 +788,7 @@ static void emu_wgmma(float *d, int N, bool f16, const u32 *areg, u64 da, bool t
 					} else {
 						a = emu_desc_elem(da, ta, row, k, f16);
 					}
-					acc += a * emu_desc_elem(db, tb, col, k, f16);
+					acc += (float)scale_a * a * emu_desc_elem(db, tb, col, k, f16);
 				}
 				d[4 * j + 2 * h + e] = acc;
 			}

@@ -9,7 +9,8 @@
 # rows are one swizzle span, which ran correct on an H200 in the GEMMs and attention kernels
 # (K-major A and B; a register A with an N-major B). Transposed stores (`store G[..] <- v^T`,
 # LANGUAGE.md §5.6) write an accumulator split by columns (O8), a bf16 cast of an expression
-# (O9) and tiles inside a rank-4 tensor (O10) swapped. tests/lower/emu.sh runs it on the CPU emulator, whose wgmma
+# (O9) and tiles inside a rank-4 tensor (O10) swapped. `-=` subtracts a product (imm-scale-a
+# = -1), from shared memory and from registers (O11 = W W - P Q^T - W W = -P Q^T). tests/lower/emu.sh runs it on the CPU emulator, whose wgmma
 # model reads shared memory by the PTX ISA's canonical layouts (tools/emu/simt_emu.h), against
 # float64 products of the bf16 inputs (tests/lower/acc_emu.c); tests/lower/run.sh compiles it.
 kernel acc_wgmma target sm_90a
@@ -27,6 +28,7 @@ kernel acc_wgmma target sm_90a
   param O8:  global f32[B, 128, 64]
   param O9:  global bf16[B, 64, 64]
   param O10: global f32[B, 64, 2, 128]
+  param O11: global f32[B, 64, 64]
   grid (B) as (b)
   role math warps 0..7
   smem pa: bf16[64, 128] swizzle 128B
@@ -77,5 +79,9 @@ kernel acc_wgmma target sm_90a
     wgmma c1 = w @ sq
     wgmma_wait 0
     store O7[b, :, :] <- c1
+    wgmma c1 -= pa @ qb^T
+    wgmma c1 -= w @ sq
+    wgmma_wait 0
+    store O11[b, :, :] <- c1
   }
 }
