@@ -352,6 +352,12 @@ else
 	expect "the stand-in driver and the kda smoke program build" 0
 fi
 
+# the GPU-side checks (bench/library_bench.py: check_kda and the others) at least compile here
+RC=0
+python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' bench/library_bench.py >"$T/out" 2>"$T/err" || RC=1
+grep -q '^def check_kda' bench/library_bench.py || RC=1
+expect "bench/library_bench.py parses (check_kda included)" 0
+
 # the Python package: pip install DIR (offline), import without torch or a GPU, clear errors
 if python3 -m pip --version >/dev/null 2>&1; then
 	python3 -m pip install -q --no-index --target "$T/site" "$PKG" >"$T/out" 2>"$T/err"
