@@ -71,6 +71,11 @@ expect "explain kda: cu_seqlens and T refusals name the rule" 1 \
 	out 'sequence 1 has no token' out 'refused: cu_seqlens\[N\] == T \(cu_seqlens ends at 9, not at T = 12' out 'refused: T >= 1$'
 run library kda --explain B=1,T=64,H=4,state=f16
 expect "explain kda: a bad key value" 2 err "state 'f16': use f32 or bf16"
+printf 'H <= 64\nDECODE == 1 || T >= 64\n' > "$T/kdom.txt"
+run library kda --domain "$T/kdom.txt" --explain B=1,T=63,H=4 --brief --explain B=1,T=64,H=128 --explain B=1,T=64,H=64 \
+	--explain B=2,T=3,H=4,mode=decode
+expect "explain kda with --domain over its variables" 1 out '^B=1,T=63,H=4 refused: DECODE == 1 \|\| T >= 64$' \
+	out '^B=1,T=64,H=128 refused: H <= 64$' out '^B=1,T=64,H=64 split NS=2 NP=1$' out '^B=2,T=3,H=4,mode=decode decode_lb$'
 run library gemm --explain M=100,N=256,K=64 --brief --explain M=128,N=256,K=64
 expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_64x128_s8 128x256x64$' out '^M=128,N=256,K=64 ws_64x128_s8$'
 run library gemm --explain M=1024,N=4096,K=64 --brief --explain M=4096,N=4096,K=64 --explain M=256,N=4096,K=64
