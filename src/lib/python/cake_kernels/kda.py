@@ -17,7 +17,9 @@ sigmoid and the gate from the raw g (use_qk_l2norm_in_kernel, use_beta_sigmoid_i
 use_gate_in_kernel must stay True, their defaults here), with the scale 1/sqrt(128). The gate
 is FLA's: lower_bound=None the softplus gate -exp(A_log) softplus(g + dt_bias), a lower bound
 lambda in [-5, 0) the lower-bound gate lambda sigmoid(exp(A_log) (g + dt_bias)). Forward only
-(no autograd).
+(no autograd). One difference in the call: after beta, the positional arguments are A_log,
+dt_bias, lower_bound, initial_state, output_final_state, cu_seqlens, state_dtype (FLA's sixth
+is scale); FLA's keyword names are all taken, so a call written with keywords is the same.
 
 chunk_kda routes by the library's dispatcher (`cake library kda --explain`): the chunked split
 chain for the lower-bound gate from 64 tokens, the per-token kernels otherwise.
