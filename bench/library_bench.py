@@ -3,7 +3,7 @@
 correctness on held-out shapes, then speed with the dispatcher included. Run by
 bench/library.sh (which builds and installs the package); usage:
 
-    python3 bench/library_bench.py OUT_DIR [check] [gemm] [kmeans]
+    python3 bench/library_bench.py OUT_DIR [check] [gemm] [kmeans] [kda]
 
 check   GEMM: cake_kernels.gemm(a, b) against a float64 product on the GPU (ragged tails, tiny
         shapes, each tile multiple +-1, every route forced where its kernel takes the shape),
@@ -11,7 +11,9 @@ check   GEMM: cake_kernels.gemm(a, b) against a float64 product on the GPU (ragg
         (a mismatch is excused only within 2^-8 of the score scale: a near-tie), update means
         against float64 means per cluster (empty clusters bit for bit), fit: labels in [0, K),
         finite centroids, the iteration count and tol semantics of batch_kmeans_Euclid, and
-        inertia against Flash-KMeans from the same initial centroids.
+        inertia against Flash-KMeans from the same initial centroids; KDA (check_kda, also alone as
+        the part `kda`): chunk_kda and fused_recurrent_kda against a float64 per-token recurrence
+        (the family's oracle) on held-out shapes, poisoned outputs, the family's tolerances.
 gemm    >= 40 LLM-layer shapes (M 256..16384; N, K from real projections), cake_kernels.gemm vs
         torch.matmul (cuBLAS), both called from Python the same way: REPS rounds of CALLS
         back-to-back calls between two CUDA events (so the per-call time includes every host
@@ -220,6 +222,142 @@ def check_kmeans():
                 log("check", {"what": "kmeans", "shape": [B, N, D, K], "dtype": dt, "error": str(e), "ok": False})
                 print(f"check kmeans {B},{N},{D},{K} {dt} FAILED: {e}")
     summary.append(("check kmeans", "ok" if not bad else f"{bad} FAILED"))
+    return bad
+
+
+# -------------------------------------------------------------- check kda ----
+
+KDA_TOL = {"prefill": (8e-3, 8e-3, 8e-3, 0.1), "decode": (4e-3, 1e-4, 4e-3, 0.02)}   # o, f32 state, bf16 state, element
+
+
+def kda_reference(q, k, v, g, beta, A_log, dt_bias, lower_bound, s0, cu):
+    """The float64 per-token recurrence of src/family/kda.c (kda_ref_head), every head at once:
+    o [B, T, H, V] and the final states [N, H, V, K] (V-first). s0 [N, H, V, K] or None (zeros);
+    cu a list of offsets or None (B sequences of T tokens)."""
+    B, T, H, K = q.shape
+    V = v.shape[-1]
+    seqs = [(b, 0, T) for b in range(B)] if cu is None else [(0, cu[n], cu[n + 1] - cu[n]) for n in range(len(cu) - 1)]
+    qd, kd, vd, gd, bd = (x.double() for x in (q, k, v, g, beta))
+    e = A_log.double().exp().view(H, 1)
+    dtb = dt_bias.double().view(H, K)
+    o = torch.zeros(B, T, H, V, dtype=torch.float64, device=q.device)
+    SN = torch.zeros(len(seqs), H, V, K, dtype=torch.float64, device=q.device)
+    for n, (b, t0, L) in enumerate(seqs):
+        S = s0[n].double().clone() if s0 is not None else torch.zeros(H, V, K, dtype=torch.float64, device=q.device)
+        for t in range(t0, t0 + L):
+            qn = qd[b, t] / (qd[b, t].square().sum(-1, keepdim=True) + 1e-6).sqrt() / math.sqrt(K)
+            kn = kd[b, t] / (kd[b, t].square().sum(-1, keepdim=True) + 1e-6).sqrt()
+            x = gd[b, t] + dtb
+            if lower_bound is None:
+                gg = -e * torch.where(x > 20, x, torch.log1p(torch.exp(x)))   # torch's softplus, threshold 20
+            else:
+                gg = lower_bound * torch.sigmoid(e * x)
+            S = S * gg.exp()[:, None, :]
+            d = torch.sigmoid(bd[b, t])[:, None] * (vd[b, t] - (S * kn[:, None, :]).sum(-1))
+            S = S + d[:, :, None] * kn[:, None, :]
+            o[b, t] = (S * qn[:, None, :]).sum(-1)
+        SN[n] = S
+    return o, SN
+
+
+def kda_errors(out, ref, groups):
+    """Largest relative L2 error over groups (lists of index tuples into dim 0..), the count of
+    non-finite outputs and of elements past the gross bound: (rel, nan, elem ratio max)."""
+    worst, worst_elem = 0.0, 0.0
+    for sel in groups:
+        a, r = out[sel].double(), ref[sel]
+        worst = max(worst, ((a - r).norm() / r.norm().clamp_min(1e-30)).item())
+        rms = r.square().mean().sqrt()
+        worst_elem = max(worst_elem, ((a - r).abs() / (rms + r.abs()).clamp_min(1e-30)).max().item())
+    return worst, int((~torch.isfinite(out.float())).sum().item()), worst_elem
+
+
+def check_kda():
+    """chunk_kda and fused_recurrent_kda against the float64 recurrence on held-out shapes:
+    o and the final state within the family's tolerance per (sequence, head) (prefill 8e-3; decode
+    4e-3 on o, 1e-4 on an f32 state, 4e-3 on a bf16 one), every element within the gross bound,
+    no NaN in the poisoned outputs. Shapes: T not a multiple of 64, T < 64, packed ragged
+    sequences (one-token ones among them), B = 1 and B > 1, H = 1 and H = 64, an initial state or
+    none, f32 and bf16 states, both gates, both state layouts, a non-default stream."""
+    from cake_kernels import kda as ck
+    # (mode, B, T, H, seqlens, state, lower_bound, init, state_v_first)
+    cases = [("prefill", 1, 100, 1, None, "f32", -5.0, True, True),
+             ("prefill", 2, 200, 64, None, "f32", -5.0, False, False),
+             ("prefill", 1, 63, 64, None, "f32", -5.0, True, True),
+             ("prefill", 3, 17, 2, None, "bf16", -5.0, True, False),
+             ("prefill", 1, None, 8, [130, 1, 64, 77], "f32", -5.0, True, True),
+             ("prefill", 1, None, 64, [100, 5, 40], "bf16", -2.0, True, True),
+             ("prefill", 1, None, 2, [7, 1, 40], "bf16", -5.0, True, False),
+             ("prefill", 1, None, 4, [20, 1, 30], "f32", -5.0, False, True),
+             ("prefill", 2, 96, 4, None, "f32", None, True, True),
+             ("prefill", 1, None, 4, [50, 31], "f32", None, True, False),
+             ("prefill", 1, 1000, 64, None, "bf16", -5.0, True, True),
+             ("prefill", 4, 129, 16, None, "f32", -1.0, True, False),
+             ("decode", 1, 1, 64, None, "f32", -5.0, True, True),
+             ("decode", 8, 1, 1, None, "bf16", None, True, False),
+             ("decode", 2, 5, 64, None, "f32", -5.0, True, True),
+             ("decode", 3, 16, 2, None, "bf16", -5.0, False, True),
+             ("decode", 1, None, 4, [4, 4, 4], "f32", None, True, False)]
+    bad = 0
+    side = torch.cuda.Stream()
+    for i, (mode, B, T, H, seqlens, sdt, lb, init, vfirst) in enumerate(cases):
+        cu = None
+        if seqlens is not None:
+            cu = [0]
+            for n in seqlens:
+                cu.append(cu[-1] + n)
+            T = cu[-1]
+        N = B if cu is None else len(cu) - 1
+        what = (f"{mode} B={B} T={T} H={H}" + (f" seqlens={':'.join(map(str, seqlens))}" if seqlens else "") +
+                f" {sdt} {'lb=' + str(lb) if lb is not None else 'softplus'}{' init' if init else ''}"
+                f"{' v-first' if vfirst else ' [K,V]'}")
+        try:
+            seed = 1000 + i
+            q, k, v, g = (rand((B, T, H, 128), torch.bfloat16, seed + 17 * j) for j in range(4))
+            beta = rand((B, T, H), torch.bfloat16, seed + 99)
+            gen = torch.Generator(device=dev).manual_seed(seed)
+            A_log = -3 * torch.rand(H, device=dev, generator=gen)
+            dt_bias = -4 * torch.rand(H * 128, device=dev, generator=gen)
+            sdtype = torch.float32 if sdt == "f32" else torch.bfloat16
+            s0 = rand((N, H, 128, 128), sdtype, seed + 7) if init else None   # V-first
+            out = torch.full((B, T, H, 128), float("nan"), dtype=torch.bfloat16, device=dev)
+            fso = torch.full((N, H, 128, 128), float("nan"), dtype=sdtype, device=dev)
+            fn = ck.chunk_kda if mode == "prefill" else ck.fused_recurrent_kda
+            s0_arg = None if s0 is None else (s0 if vfirst else s0.transpose(-1, -2).contiguous())
+            gate = "lb" if lb is not None else "softplus"
+            if mode == "decode" and cu is not None:   # packed sequences of one length: B = N, T = the length
+                route = ck.route(B=N, T=seqlens[0], H=H, mode=mode, state=sdt, gate=gate)
+            else:
+                route = ck.route(B=B, T=T, H=H, mode=mode, state=sdt, gate=gate, seqlens=seqlens)
+            ctx = torch.cuda.stream(side) if i % 3 == 2 else torch.cuda.stream(torch.cuda.current_stream())
+            with ctx:
+                o, ht = fn(q, k, v, g, beta, A_log, dt_bias, lower_bound=lb, initial_state=s0_arg, output_final_state=True,
+                           cu_seqlens=cu, state_dtype=sdtype, state_v_first=vfirst, out=out, final_state_out=fso)
+            torch.cuda.synchronize()
+            if o is not out:
+                raise AssertionError("chunk_kda did not write out=")
+            ht_v = ht if vfirst else ht.transpose(-1, -2)
+            ref_o, ref_s = kda_reference(q, k, v, g, beta, A_log, dt_bias, lb, s0, cu)
+            seqs = [(b, slice(0, T)) for b in range(B)] if cu is None else \
+                [(0, slice(cu[n], cu[n + 1])) for n in range(N)]
+            og = [(b, ts, h) for (b, ts) in seqs for h in range(H)]
+            sg = [(n, h) for n in range(N) for h in range(H)]
+            eo, nan_o, el_o = kda_errors(o, ref_o, og)
+            es, nan_s, el_s = kda_errors(ht_v, ref_s, sg)
+            tol_o, tol_f32, tol_bf16, tol_el = KDA_TOL[mode]
+            tol_s = tol_f32 if sdt == "f32" else tol_bf16
+            ok = eo <= tol_o and es <= tol_s and nan_o == 0 and nan_s == 0 and el_o <= tol_el and el_s <= tol_el
+            bad += not ok
+            log("check", {"what": "kda", "case": what, "route": route, "o_rel_err": eo, "state_rel_err": es,
+                          "o_nan": nan_o, "state_nan": nan_s, "o_elem": el_o, "state_elem": el_s, "tol_o": tol_o,
+                          "tol_state": tol_s, "ok": ok})
+            print(f"check kda {what} route {route}: o rel err {eo:.2e} (tol {tol_o:.0e}), state {es:.2e} (tol {tol_s:.0e}), "
+                  f"worst element {max(el_o, el_s):.3f} (bound {tol_el}), {nan_o + nan_s} NaN -> {'ok' if ok else 'FAILED'}")
+        except (cake_kernels.CakeError, AssertionError) as e:   # an in-domain shape must never fail
+            bad += 1
+            log("check", {"what": "kda", "case": what, "error": str(e), "ok": False})
+            print(f"check kda {what} FAILED: {e}")
+    summary.append(("check kda", "ok" if not bad else f"{bad} FAILED"))
     return bad
 
 
@@ -488,8 +626,16 @@ def main():
           f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
     bad = 0
     if "check" in PARTS:
-        bad += check_gemm()
-        bad += check_kmeans()
+        if "gemm" in cake_kernels.available():
+            bad += check_gemm()
+        if "kmeans" in cake_kernels.available():
+            bad += check_kmeans()
+        if "kda" in cake_kernels.available():
+            bad += check_kda()
+        else:
+            summary.append(("check kda", "skipped: libcake_kda.so not in the package"))
+    if "kda" in PARTS:
+        bad += check_kda()
     if "gemm" in PARTS:
         bench_gemm()
     if "kmeans" in PARTS:

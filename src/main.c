@@ -131,7 +131,7 @@ static const struct Command {
 	 "library FAMILY [--domain FILE] [--kernels DIR] [--store PATH [--min-gain F]] -o DIR [--cc CC]\n"
 	 "           [--no-compile] [-v] | FAMILY [...] --explain SHAPE... [--brief] | --list\n"
 	 "      generate a shape-dispatched C library (.so, header, pkg-config) and a Python package\n"
-	 "      from a family's kernels (gemm, kmeans); --explain prints the route a shape takes and why;\n"
+	 "      from a family's kernels (gemm, kmeans, kda); --explain prints the route a shape takes and why;\n"
 	 "      --store takes the store's candidates that are measured faster and interchangeable"},
 	{"help", cmd_help,
 	 "help\n"

@@ -78,8 +78,9 @@ int cmd_library(int argc, char **argv)
 			return cmd_usage_error("library", "unexpected argument '%s' (one family at a time)", argv[i]);
 	}
 	if (list) {
-		for (const char *n = "gemm"; n; n = !strcmp(n, "gemm") ? "kmeans" : NULL) {
-			const LibFamily *f = lib_family(n);
+		static const char *const names[] = {"gemm", "kmeans", "kda"};
+		for (size_t i = 0; i < NELEM(names); i++) {
+			const LibFamily *f = lib_family(names[i]);
 			printf("%-8s %s\n%-8s shapes: %s\n", f->name, f->summary, "", f->shape_help);
 		}
 		return 0;
@@ -174,12 +175,11 @@ int cmd_library(int argc, char **argv)
 			break;   /* one @FILE (its buffer is reused) */
 		}
 		StrBuf b = {0};
+		LibShape *sh = xmalloc(sizeof *sh);
 		for (int i = 0; i < shapes.len && status != 2; i++) {
 			const char *shape = shapes.data[i];
-			long long v[8] = {0};
-			int atomic = 0;
 			char e[512];
-			if (!lib_parse_shape(fam, shape, v, &atomic, e, sizeof e)) {
+			if (!lib_shape_parse(fam, shape, sh, e, sizeof e)) {
 				fprintf(stderr, "cake library: --explain %s\n", e);
 				status = 2;
 				break;
@@ -187,16 +187,17 @@ int cmd_library(int argc, char **argv)
 			int rc;
 			if (brief) {
 				sb_printf(&b, "%s ", shape);
-				rc = lib_route_line(&ls, v, atomic, &b);
+				rc = lib_shape_line(&ls, sh, &b);
 				sb_putc(&b, '\n');
 			} else {
 				if (i)
 					sb_putc(&b, '\n');
-				rc = lib_explain(&ls, v, atomic, &b);
+				rc = lib_shape_explain(&ls, sh, &b);
 			}
 			if (rc < 0 && status == 0)
 				status = 1;
 		}
+		free(sh);
 		cmd_emit(stdout, &b);
 		sb_free(&b);
 		vec_free(&shapes);

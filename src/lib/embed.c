@@ -32,12 +32,16 @@ LIB_ASSET(lib_asset_gemm_h, "src/lib/rt/cake_gemm.h")
 LIB_ASSET(lib_asset_kmeans_dispatch, "src/lib/rt/kmeans_dispatch.inc")
 LIB_ASSET(lib_asset_kmeans_api, "src/lib/rt/kmeans_api.inc")
 LIB_ASSET(lib_asset_kmeans_h, "src/lib/rt/cake_kmeans.h")
+LIB_ASSET(lib_asset_kda_dispatch, "src/lib/rt/kda_dispatch.inc")
+LIB_ASSET(lib_asset_kda_api, "src/lib/rt/kda_api.inc")
+LIB_ASSET(lib_asset_kda_h, "src/lib/rt/cake_kda.h")
 LIB_ASSET(lib_asset_py_toml, "src/lib/python/pyproject.toml")
 LIB_ASSET(lib_asset_py_build, "src/lib/python/_cake_build.py")
 LIB_ASSET(lib_asset_py_init, "src/lib/python/cake_kernels/__init__.py")
 LIB_ASSET(lib_asset_py_native, "src/lib/python/cake_kernels/_native.py")
 LIB_ASSET(lib_asset_py_gemm, "src/lib/python/cake_kernels/gemm.py")
 LIB_ASSET(lib_asset_py_kmeans, "src/lib/python/cake_kernels/kmeans.py")
+LIB_ASSET(lib_asset_py_kda, "src/lib/python/cake_kernels/kda.py")
 
 static const struct {
 	const char *name;
@@ -51,17 +55,22 @@ static const struct {
 	{"kmeans_dispatch.inc", lib_asset_kmeans_dispatch, lib_asset_kmeans_dispatch_end},
 	{"kmeans_api.inc", lib_asset_kmeans_api, lib_asset_kmeans_api_end},
 	{"cake_kmeans.h", lib_asset_kmeans_h, lib_asset_kmeans_h_end},
+	{"kda_dispatch.inc", lib_asset_kda_dispatch, lib_asset_kda_dispatch_end},
+	{"kda_api.inc", lib_asset_kda_api, lib_asset_kda_api_end},
+	{"cake_kda.h", lib_asset_kda_h, lib_asset_kda_h_end},
 	{"python/pyproject.toml", lib_asset_py_toml, lib_asset_py_toml_end},
 	{"python/_cake_build.py", lib_asset_py_build, lib_asset_py_build_end},
 	{"python/cake_kernels/__init__.py", lib_asset_py_init, lib_asset_py_init_end},
 	{"python/cake_kernels/_native.py", lib_asset_py_native, lib_asset_py_native_end},
 	{"python/cake_kernels/gemm.py", lib_asset_py_gemm, lib_asset_py_gemm_end},
 	{"python/cake_kernels/kmeans.py", lib_asset_py_kmeans, lib_asset_py_kmeans_end},
+	{"python/cake_kernels/kda.py", lib_asset_py_kda, lib_asset_py_kda_end},
 };
 
 static const char *const python_assets[] = {
 	"python/pyproject.toml", "python/_cake_build.py", "python/cake_kernels/__init__.py",
-	"python/cake_kernels/_native.py", "python/cake_kernels/gemm.py", "python/cake_kernels/kmeans.py", NULL,
+	"python/cake_kernels/_native.py", "python/cake_kernels/gemm.py", "python/cake_kernels/kmeans.py",
+	"python/cake_kernels/kda.py", NULL,
 };
 
 const char *lib_asset(const char *name, size_t *len)

@@ -58,8 +58,30 @@ void lib_conds_emit_c(StrBuf *o, const LibConds *c, const char *const *vars, int
 
 /* ---- families ---- */
 
-typedef struct LibFamily {
-	const char *name;                 /* "gemm", "kmeans" */
+typedef struct LibFamily LibFamily;
+typedef struct LibSet LibSet;
+typedef struct LibShape LibShape;
+typedef struct LibVerdict LibVerdict;
+
+/* What a family's dispatcher does inside cake (dispatch.c), one function each:
+ *   key      a NAME=VALUE of --explain that is not a shape variable (kmeans dtype= and
+ *            update=, kda state=, mode=, gate=, seqlens=, cu=): 1 taken, 0 not the family's
+ *            key, -1 a bad value (err says why);
+ *   finish   defaults and derived variables once every key is read (false: err);
+ *   explain  the explanation into buf: the route number (gemm, kda), 0 (kmeans), or minus a
+ *            CAKE_*_E_* code;
+ *   line     the one-line route (lib_route_line);
+ *   verdict  every guard evaluated on its own (lib_verdict). */
+typedef struct LibFamilyOps {
+	int (*key)(const char *key, size_t kl, const char *val, size_t vl, LibShape *s, bool *set, char *err, size_t n);
+	bool (*finish)(const LibFamily *fam, LibShape *s, bool *set, char *err, size_t n);
+	int (*explain)(const LibSet *ls, const LibShape *s, char *buf, size_t len);
+	int (*line)(const LibSet *ls, const LibShape *s, StrBuf *out);
+	int (*verdict)(const LibSet *ls, const LibShape *s, LibVerdict *o);
+} LibFamilyOps;
+
+struct LibFamily {
+	const char *name;                 /* "gemm", "kmeans", "kda" */
 	const char *summary;              /* one line */
 	const char *const *vars;          /* shape variables (--explain, --domain), in order */
 	int nvars;
@@ -72,7 +94,10 @@ typedef struct LibFamily {
 	const char *dispatch;
 	const char *api;
 	const char *shape_help;           /* how --explain shapes are written */
-} LibFamily;
+	const char *const *fvals;         /* float values the kernels' f32 scalars take, by name (kda: lower_bound) */
+	int nfvals;
+	const LibFamilyOps *ops;
+};
 
 /* The family named name, or NULL. */
 const LibFamily *lib_family(const char *name);
@@ -85,7 +110,7 @@ typedef struct LibScratch {
 	int next;
 } LibScratch;
 
-typedef struct LibSet {
+struct LibSet {
 	const LibFamily *fam;
 	const LibConds *user;             /* --domain clauses, or NULL */
 	SourceSet srcs;
@@ -98,7 +123,7 @@ typedef struct LibSet {
 	int unit_of[LIB_MAX_KERNELS];     /* index into units */
 	const char *note[LIB_MAX_KERNELS];/* where a kernel came from when not its corpus file (NULL) */
 	LibScratch *scratch;
-} LibSet;
+};
 
 /* Kernels taken from a store instead of the corpus files (frontier.c), by KID: the
  * candidate's canonical text renamed to the kernel's name (NULL: the corpus file's). */
@@ -127,29 +152,49 @@ void lib_overrides_free(LibOverrides *ov);
 void lib_unload(LibSet *ls);
 /* Index of the kernel dim named dim among the family's dims (the fd[] order), or -1. */
 int lib_dim_index(const LibFamily *fam, const char *dim);
+/* Index of the float value named name among the family's fvals, or -1. */
+int lib_fval_index(const LibFamily *fam, const char *name);
 /* How plan p's kernel reaches tensor parameter param: bit 0 a tensor map, bit 1 a plain
  * pointer (0: not at all, or p is NULL). */
 int lib_param_use(const Plan *p, const char *param);
 
 /* ---- the dispatchers, as the libraries run them (dispatch.c) ---- */
 
-/* Parse "NAME=V,NAME=V,..." into v (fam->vars order); kmeans also takes dtype=bf16|f16
- * (sets F16) and update=sorted|atomic (*atomic). Unset variables: an error. */
+/* One shape of a family: its variables and options. */
+#define LIB_MAX_VARS 12
+#define LIB_MAX_SEQS 4096      /* kda: sequences an --explain shape may list */
+struct LibShape {
+	long long v[LIB_MAX_VARS];        /* fam->vars order */
+	int atomic;                       /* kmeans: update=atomic */
+	long long ncu;                    /* kda: offsets in cu (N + 1; 0: no cu_seqlens) */
+	int64_t cu[LIB_MAX_SEQS + 1];
+};
+
+/* Parse "NAME=V,NAME=V,..." into s: the family's variables and its keys (kmeans dtype=bf16|f16
+ * and update=sorted|atomic; kda state=f32|bf16, mode=prefill|decode, gate=lb|softplus,
+ * seqlens=L:L:.. or cu=0:O:..:T). Unset variables without a default: an error. */
+bool lib_shape_parse(const LibFamily *fam, const char *spec, LibShape *s, char *err, size_t n);
+/* Write the explanation of shape s. Returns the route number (gemm, kda), 0 (kmeans), or
+ * minus a CAKE_*_E_* code. */
+int lib_shape_explain(const LibSet *ls, const LibShape *s, StrBuf *out);
+/* One-line route of shape s: "persistent_128x256", "padded>ws_128x128_s5",
+ * "assign_bf16_d128+sorted_scan_k1024 Np=.. Kp=..", "split NS=.. NP=..", or "refused: CLAUSE".
+ * Returns as lib_shape_explain. */
+int lib_shape_line(const LibSet *ls, const LibShape *s, StrBuf *out);
+
+/* The same for gemm and kmeans shapes given as v (fam->vars order) and the kmeans update. */
 bool lib_parse_shape(const LibFamily *fam, const char *spec, long long *v, int *atomic, char *err, size_t n);
-/* Write the explanation of shape v (fam->vars order). Returns the route number (gemm),
- * 0 (kmeans), or minus a CAKE_*_E_* code. */
 int lib_explain(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
-/* One-line route of shape v: "persistent_128x256", "padded>ws_128x128_s5",
- * "assign_bf16_d128+sorted_scan_k1024 Np=.. Kp=..", or "refused: CLAUSE". Returns as lib_explain. */
 int lib_route_line(const LibSet *ls, const long long *v, int atomic, StrBuf *out);
 
 /* What a shape runs, for the domain tests: every guard evaluated on its own. */
-#define LIB_MAX_ROUTES 12
+#define LIB_MAX_ROUTES 16
 #define LIB_MAX_FD 12          /* family dims a verdict records per launch (GEMM_NFD, KM_NFD at most) */
-#define LIB_MAX_LAUNCH 8
-typedef struct LibVerdict {
+#define LIB_MAX_LAUNCH 72      /* kda's per-sequence route: up to 63 launches */
+struct LibVerdict {
 	bool in_domain;
 	const char *failed;               /* the false domain clause (not in the domain) */
+	char failbuf[256];                /* kda: what the offsets hold when a cu_seqlens rule failed */
 	int naxes;                        /* gemm 1 (kernel), kmeans 2 (assign, update) */
 	int nroutes[2];
 	bool guard[2][LIB_MAX_ROUTES];    /* each guard of each axis, evaluated independently */
@@ -158,11 +203,19 @@ typedef struct LibVerdict {
 	int launch_kid[LIB_MAX_LAUNCH];
 	long long launch_dims[LIB_MAX_LAUNCH][LIB_MAX_FD];   /* family dims (fd order) */
 	size_t ws_bytes;                  /* gemm: the workspace of the route */
-} LibVerdict;
+};
 
-/* Evaluate every guard of shape v independently and record the launches the chosen routes
+/* Evaluate every guard of shape s independently and record the launches the chosen routes
  * make. Returns 0 (in_domain tells whether the shape is served). */
+int lib_shape_verdict(const LibSet *ls, const LibShape *s, LibVerdict *out);
+/* The same for a gemm or kmeans shape v. */
 int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *out);
+
+/* kda: the chunk-slot tables of shape s as the library builds them (kda_dispatch.inc), for
+ * the test that compares them with the app's (src/family/kda.c). false when the shape has
+ * none (T < 64, or outside the domain). The arrays are malloc'd: free each. */
+bool lib_kda_slot_tables(const LibShape *s, long long *ns, long long *np, int32_t **sl, int32_t **cs, int32_t **ord,
+                         int32_t **ps);
 
 /* ---- the generator (library.c) ---- */
 

@@ -13,7 +13,8 @@
  *    printed by lower_expr_c from the Plan's Exprs). What the runtime does not
  *    bind is refused here: scalar parameters other than i32 ones named after a
  *    family value (the dispatcher computes those, e.g. gemm's IPC, and passes
- *    them like dims), a dim the family does not know,
+ *    them like dims) and f32 ones named after a family float value (kda's
+ *    lower_bound, passed from the call), a dim the family does not know,
  *    a tensor map of an element type without a TMA data type.
  * 3. The C source is the family's public header, the runtime, the dispatcher
  *    helpers, the --domain clauses, the cubins as byte arrays (one per .cake
@@ -123,9 +124,11 @@ static bool emit_kernel(StrBuf *o, const LibSet *ls, int kid, char *err, size_t 
 	}
 	for (int i = 0; i < k->nparams; i++)
 		if (k->params[i]->space != SP_GLOBAL &&
-		    (k->params[i]->dt != DT_I32 || lib_dim_index(fam, k->params[i]->name) < 0)) {
-			gen_fail(err, n, 1, "kernel '%s' has a scalar parameter '%s': the library binds tensors, dims and i32 "
-			         "scalars named after one of its family's values", k->name, k->params[i]->name);
+		    !(k->params[i]->dt == DT_I32 && lib_dim_index(fam, k->params[i]->name) >= 0) &&
+		    !(k->params[i]->dt == DT_F32 && lib_fval_index(fam, k->params[i]->name) >= 0)) {
+			gen_fail(err, n, 1, "kernel '%s' has a scalar parameter '%s': the library binds tensors, dims, i32 "
+			         "scalars named after one of its family's values and f32 scalars named after one of its float "
+			         "values", k->name, k->params[i]->name);
 			return false;
 		}
 	sb_printf(o, "/* ---- kernel %s (%s): %d threads, %lld bytes of shared memory, %s grid ---- */\n", k->name,
@@ -165,8 +168,11 @@ static bool emit_kernel(StrBuf *o, const LibSet *ls, int kid, char *err, size_t 
 		case ARG_TMAP: sb_printf(o, "%s{RT_ARG_TMAP, %d}", a ? ", " : "", pa->index); break;
 		case ARG_PTR: sb_printf(o, "%s{RT_ARG_PTR, %d}", a ? ", " : "", pa->index); break;
 		case ARG_DIM: sb_printf(o, "%s{RT_ARG_DIM, %d}", a ? ", " : "", lib_dim_index(fam, k->dims[pa->index])); break;
-		case ARG_SCALAR:   /* an i32 scalar named after a family value (checked above): passed like a dim */
-			sb_printf(o, "%s{RT_ARG_DIM, %d}", a ? ", " : "", lib_dim_index(fam, k->params[pa->index]->name));
+		case ARG_SCALAR:   /* an i32 scalar named after a family value (checked above): passed like a dim; */
+			if (k->params[pa->index]->dt == DT_F32)   /* an f32 one: the family's float value of its name */
+				sb_printf(o, "%s{RT_ARG_F32, %d}", a ? ", " : "", lib_fval_index(fam, k->params[pa->index]->name));
+			else
+				sb_printf(o, "%s{RT_ARG_DIM, %d}", a ? ", " : "", lib_dim_index(fam, k->params[pa->index]->name));
 			break;
 		default:
 			gen_fail(err, n, 1, "kernel '%s': argument '%s' is a scalar or debug argument the library does not pass",

@@ -152,6 +152,7 @@ CUresult cuMemsetD2D32Async(uint64_t d, size_t pitch, unsigned v, size_t w, size
 }
 CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void *st) { (void)st; memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n); return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void *d, uint64_t s, size_t n, void *st) { (void)st; memcpy(d, (const void *)(uintptr_t)s, n); return 0; }
+CUresult cuMemcpyHtoDAsync_v2(uint64_t d, const void *s, size_t n, void *st) { (void)st; memcpy((void *)(uintptr_t)d, s, n); return 0; }
 typedef struct {   /* CUDA_MEMCPY2D */
 	size_t sx, sy;
 	int stype;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # library.sh — `cake library` without a GPU: usage, --explain, --domain, the generated
-# libraries (they build, their headers compile in C and C++, pkg-config finds them, a C
+# libraries (gemm, kmeans, kda; they build, their headers compile in C and C++, pkg-config finds them, a C
 # program links against them), the library's dispatcher against cake's over a grid of
 # shapes (the same explanation text, byte for byte: generated C domains vs the parsed
 # kernels'), the C error paths without a driver, the runtime's cuda.h layouts (when cuda.h
@@ -11,7 +11,7 @@
 
 CCX=${CC:-cc}
 run library --list
-expect "library --list" 0 out '^gemm ' out '^kmeans '
+expect "library --list" 0 out '^gemm ' out '^kmeans ' out '^kda '
 run library
 expect "library without a family" 2 err 'name a family'
 run library conv -o "$T/x"
@@ -54,6 +54,28 @@ run library kmeans --explain B=4,N=10000,D=64,K=2048,update=atomic
 expect "explain kmeans atomic" 0 out 'update atomic' out 'kmeans_scatter_d64'
 run library kmeans --explain B=1,N=1000,D=96,K=4
 expect "explain kmeans D = 96" 1 out "'D == 64 \|\| D == 128' is false"
+run library kda --explain B=2,T=100,H=4
+expect "explain kda: the split chain from 64 tokens" 0 out 'route: split — the chunked tensor-core prefill' \
+	out 'chunk slots: 4 of 64 tokens \(2 partial entries\)' out '^kernels: kda_split_prep_lb \+ kda_split_state_lb \+ kda_split_tail$'
+run library kda --explain H=8,seqlens=7:1:40,state=bf16
+expect "explain kda: packed, bf16 state, under 64 tokens: once per sequence" 0 out 'route: prefill_bf16_lb_per_seq' \
+	out '3 sequences packed through cu_seqlens' out 'once per sequence \(3 launches\)'
+run library kda --explain B=4,T=1,H=32,mode=decode,gate=softplus --brief --explain B=1,T=63,H=64 --explain B=1,T=300,H=2,gate=softplus
+expect "explain kda --brief: decode, the short and the softplus fallbacks" 0 out '^B=4,T=1,H=32,mode=decode,gate=softplus decode$' \
+	out '^B=1,T=63,H=64 prefill_lb$' out '^B=1,T=300,H=2,gate=softplus prefill$'
+run library kda --explain B=1,T=64,H=4,DK=64
+expect "explain kda: head dimension 64 refused" 1 out "'DK == 128' is false" out 'route: none \(CAKE_KDA_E_SHAPE\)'
+run library kda --explain H=2,cu=0:5:3:10 --brief --explain H=2,seqlens=4:0:5 --explain H=2,T=12,seqlens=4:5 --explain B=1,T=0,H=2
+expect "explain kda: cu_seqlens and T refusals name the rule" 1 \
+	out 'refused: cu_seqlens\[n\] < cu_seqlens\[n \+ 1\] \(cu_seqlens\[1\] = 5 > cu_seqlens\[2\] = 3: cu_seqlens is not monotone\)' \
+	out 'sequence 1 has no token' out 'refused: cu_seqlens\[N\] == T \(cu_seqlens ends at 9, not at T = 12' out 'refused: T >= 1$'
+run library kda --explain B=1,T=64,H=4,state=f16
+expect "explain kda: a bad key value" 2 err "state 'f16': use f32 or bf16"
+printf 'H <= 64\nDECODE == 1 || T >= 64\n' > "$T/kdom.txt"
+run library kda --domain "$T/kdom.txt" --explain B=1,T=63,H=4 --brief --explain B=1,T=64,H=128 --explain B=1,T=64,H=64 \
+	--explain B=2,T=3,H=4,mode=decode
+expect "explain kda with --domain over its variables" 1 out '^B=1,T=63,H=4 refused: DECODE == 1 \|\| T >= 64$' \
+	out '^B=1,T=64,H=128 refused: H <= 64$' out '^B=1,T=64,H=64 split NS=2 NP=1$' out '^B=2,T=3,H=4,mode=decode decode_lb$'
 run library gemm --explain M=100,N=256,K=64 --brief --explain M=128,N=256,K=64
 expect "explain --brief" 0 out '^M=100,N=256,K=64 padded>ws_64x128_s8 128x256x64$' out '^M=128,N=256,K=64 ws_64x128_s8$'
 run library gemm --explain M=1024,N=4096,K=64 --brief --explain M=4096,N=4096,K=64 --explain M=256,N=4096,K=64
@@ -255,6 +277,92 @@ if [ "$RC" -eq 1 ] && cmp -s "$T/out" "$T/lib_explain" && grep -q "'K <= 8192' i
 	ok "--domain: the library refuses what cake refuses"
 else bad "--domain: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" | head -20)"; fi
 
+# ---- kda: the library, its dispatcher against cake's, its error paths, every route on the stand-in driver ----
+run library kda -o "$PKG"
+expect "generate kda into the same folder" 0 err 'built .*libcake_kda.so' err 'kda_split_prep_lb: [0-9]+ registers, 0 bytes spill stores' \
+	err 'kda_decode_bf16_lb: [0-9]+ registers, 0 bytes spill stores'
+if grep -E 'bytes spill (stores|loads)' "$T/err" | grep -qv ' 0 bytes spill'; then bad "kda kernels: no spills" "$(grep spill "$T/err")"
+else ok "kda kernels: no spills"; fi
+missing=""
+for f in include/cake_kda.h src/cake_kda.c cake_kernels/libcake_kda.so lib/libcake_kda.so lib/pkgconfig/cake_kda.pc cake_kernels/kda.py; do
+	[ -e "$PKG/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then ok "kda generated files"; else bad "kda generated files" "missing:$missing"; fi
+RC=0
+$CCX -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$PKG/include" "$PKG/src/cake_kda.c" >"$T/out" 2>"$T/err" || RC=1
+$CCX -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -x c "$PKG/include/cake_kda.h" >>"$T/out" 2>>"$T/err" || RC=1
+if command -v c++ >/dev/null 2>&1; then
+	c++ -Wall -Wextra -Werror -fsyntax-only -x c++ "$PKG/include/cake_kda.h" >>"$T/out" 2>>"$T/err" || RC=1
+fi
+expect "kda: the source compiles with -Werror, the header alone (C11 -pedantic, C++)" 0
+nm -D --defined-only "$PKG/cake_kernels/libcake_kda.so" > "$T/out" 2>"$T/err"
+RC=0
+grep -v ' cake_kda_' "$T/out" | grep -q ' T ' && RC=1
+expect "only cake_kda_* is exported" 0 out 'T cake_kda_prefill$' out 'T cake_kda_decode$' out 'T cake_kda_explain$'
+if command -v pkg-config >/dev/null 2>&1; then
+	FLAGS=$(PKG_CONFIG_PATH="$PKG/lib/pkgconfig" pkg-config --cflags --libs cake_kda)
+else
+	FLAGS="-I$PKG/include -L$PKG/lib -Wl,-rpath,$PKG/lib -lcake_kda"
+fi
+RC=0
+$CCX -std=c11 -Wall -Wextra -Werror -o "$T/kda_driver" tests/cli/fixtures/lib_kda_driver.c $FLAGS >"$T/out" 2>"$T/err" || RC=1
+expect "a C program links against libcake_kda through pkg-config" 0
+: > "$T/kda_shapes"
+for B in 1 2 65536; do
+	for T0 in 1 16 17 63 64 65 200 8192; do
+		for H in 1 64 65536; do
+			for o in '' ',state=bf16' ',gate=softplus' ',state=bf16,gate=softplus' ',mode=decode' ',mode=decode,state=bf16,gate=softplus'; do
+				echo "B=$B,T=$T0,H=$H$o" >> "$T/kda_shapes"
+			done
+		done
+	done
+done
+for sl in 1 63 64 65 1:1 70:1:64:9 100:5:40 7:1:40 0:5 5:0 3:-1:5; do
+	for o in '' ',state=bf16' ',gate=softplus' ',mode=decode'; do
+		echo "H=4,seqlens=$sl$o" >> "$T/kda_shapes"
+	done
+done
+printf 'H=2,cu=1:5:10\nH=2,T=12,seqlens=4:5\nB=2,H=2,seqlens=4:5\nB=1,T=64,H=4,DK=64\nB=1,T=64,H=4,DV=256\nB=1,T=0,H=4\n' >> "$T/kda_shapes"
+"$T/kda_driver" explain < "$T/kda_shapes" > "$T/lib_explain" 2>"$T/err"
+run library kda --explain @"$T/kda_shapes"
+if [ "$RC" -le 1 ] && cmp -s "$T/out" "$T/lib_explain"; then ok "kda: library and cake agree on $(wc -l < "$T/kda_shapes") shapes"
+else bad "kda: library and cake disagree" "$(diff "$T/out" "$T/lib_explain" | head -20)"; fi
+"$T/kda_driver" calls > "$T/out" 2>"$T/err"
+RC=$?
+expect "kda error paths" 0 out "^headdim rc=2 .*'DK == 128' is false" out "^t0 rc=2 .*'T >= 1' is false" \
+	out '^monotone rc=2 .*cu_seqlens is not monotone' out '^zerolen rc=2 .*sequence 1 has no token' \
+	out '^end rc=2 .*cu_seqlens must end at T' out "^varlen-b rc=2 .*'VARLEN == 0 \|\| B == 1' is false" \
+	out "^bf16-softplus rc=2 .*needs the lower-bound gate" out '^dtype rc=1 .*state dtype 3' out '^gate rc=1 .*gate 7' \
+	out '^lower-bound rc=1 .*lower_bound -6 is outside \[-5, 0\)' out '^align rc=1 .*16-byte aligned' \
+	out "^decode-t rc=2 .*'DECODE == 0 \|\| T <= 16' is false" out '^run rc=(5|6) ' out '^run-decode rc=(5|6) ' \
+	out '^routes 12: split split_bf16 prefill_lb prefill_varlen_lb prefill_bf16_lb prefill_bf16_lb_per_seq prefill prefill_varlen decode decode_lb decode_bf16 decode_bf16_lb; route\(prefill 1x135 packed\)=split route\(prefill 2x63\)=prefill_lb route\(decode 2x1 bf16\)=decode_bf16_lb route\(bad\)=-2$' \
+	out '^ws split=1319936 split\+states=2368512 decode=0 decode\+zero=262144 bad=0$' out '^version cake_kda '
+# every route on the stand-in driver: tensor maps, grids, the slot tables' upload, the workspace
+# (bench/library_kda_smoke.c --launch-only; its cases name the routes they take), and the
+# launches counted: 3 per split call, 1 per per-token or decode call, 1 per sequence for the
+# per-sequence route (30 for its 16 cases)
+if [ -f "$T/fake/libcuda.so.1" ] && $CCX -std=c11 -O1 -I"$PKG/include" -o "$T/kda_smoke" bench/library_kda_smoke.c -L"$PKG/lib" \
+		-Wl,-rpath,"$PKG/lib" -lcake_kda -ldl -lm 2>"$T/err"; then
+	rm -f "$T/launches"
+	FAKE_CUDA_LAUNCHES="$T/launches" LD_LIBRARY_PATH="$T/fake" "$T/kda_smoke" --launch-only > "$T/out" 2>"$T/err"
+	RC=$?
+	expect "kda: every route launches on the stand-in driver" 0 out 'route split$' out 'seqlens=70:1:64:9 f32 lb init route split$' \
+		out 'bf16 lb init ws route split_bf16$' out 'route prefill_lb$' out 'route prefill_varlen_lb$' out 'route prefill_bf16_lb$' \
+		out 'route prefill_bf16_lb_per_seq$' out 'route prefill$' out 'route prefill_varlen$' out 'route decode$' \
+		out 'route decode_lb$' out 'route decode_bf16$' out 'route decode_bf16_lb$' out '^kda smoke: all ok \(0 failures\)'
+	n=$(wc -l < "$T/launches" 2>/dev/null || echo 0)
+	if [ "$n" -eq 30 ]; then ok "kda: 30 launches for the 16 smoke calls"; else bad "kda: launches" "$n launches, expected 30"; fi
+else
+	RC=1
+	expect "the stand-in driver and the kda smoke program build" 0
+fi
+
+# the GPU-side checks (bench/library_bench.py: check_kda and the others) at least compile here
+RC=0
+python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' bench/library_bench.py >"$T/out" 2>"$T/err" || RC=1
+grep -q '^def check_kda' bench/library_bench.py || RC=1
+expect "bench/library_bench.py parses (check_kda included)" 0
+
 # the Python package: pip install DIR (offline), import without torch or a GPU, clear errors
 if python3 -m pip --version >/dev/null 2>&1; then
 	python3 -m pip install -q --no-index --target "$T/site" "$PKG" >"$T/out" 2>"$T/err"
@@ -266,7 +374,8 @@ if python3 -m pip --version >/dev/null 2>&1; then
 	PYTHONPATH="$T/site" python3 tests/cli/fixtures/lib_python_check.py >"$T/out" 2>"$T/err"
 	RC=$?
 	expect "python package without torch or a GPU" 0 out '^ok import without torch' out '^ok gemm without a GPU: cake_gemm: no CUDA' \
-		out '^ok kmeans shape error' out '^ok library not built' out '^ok gemm workspace' out '^all checks passed'
+		out '^ok kmeans shape error' out '^ok library not built' out '^ok gemm workspace' out '^ok kda route and explain' \
+		out '^ok kda argument checks' out '^ok kda without a GPU: cake_kda: no CUDA' out '^all checks passed'
 else
 	echo "note: pip is not available; the Python package is not installed or checked"
 fi

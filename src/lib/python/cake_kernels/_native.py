@@ -1,7 +1,7 @@
 """cake_kernels._native — the ctypes layer: loading the generated libraries, reading tensors,
 raising errors.
 
-The shared libraries (libcake_gemm.so, libcake_kmeans.so) sit next to this file; each is
+The shared libraries (libcake_gemm.so, libcake_kmeans.so, libcake_kda.so) sit next to this file; each is
 loaded on first use, so the package imports without them, without a GPU and without torch.
 
 Tensors are read, in this order, as
@@ -91,6 +91,25 @@ _PROTOS = {
         "cake_kmeans_strerror": (c_char_p, [c_int]),
         "cake_kmeans_last_error": (c_char_p, []),
         "cake_kmeans_version": (c_char_p, []),
+    },
+    "kda": {
+        "cake_kda_prefill": (c_int, [c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_i64, c_i64, c_i64,
+                                     c_i64, c_i64, ctypes.POINTER(ctypes.c_int32), c_i64, c_int, c_int, ctypes.c_float,
+                                     c_vp, c_size, c_vp]),
+        "cake_kda_decode": (c_int, [c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_vp, c_i64, c_i64, c_i64,
+                                    c_i64, c_i64, c_int, c_int, ctypes.c_float, c_vp, c_size, c_vp]),
+        "cake_kda_prefill_workspace_size": (c_size, [c_i64, c_i64, c_i64, c_i64, c_i64, ctypes.POINTER(ctypes.c_int32),
+                                                     c_i64, c_int, c_int, c_int, c_int]),
+        "cake_kda_decode_workspace_size": (c_size, [c_i64, c_i64, c_i64, c_i64, c_i64, c_int, c_int, c_int, c_int]),
+        "cake_kda_route": (c_int, [c_int, c_i64, c_i64, c_i64, c_i64, c_i64, ctypes.POINTER(ctypes.c_int32), c_i64, c_int,
+                                   c_int]),
+        "cake_kda_explain": (c_int, [c_int, c_i64, c_i64, c_i64, c_i64, c_i64, ctypes.POINTER(ctypes.c_int32), c_i64,
+                                     c_int, c_int, c_char_p, c_size]),
+        "cake_kda_route_count": (c_int, []),
+        "cake_kda_route_name": (c_char_p, [c_int]),
+        "cake_kda_strerror": (c_char_p, [c_int]),
+        "cake_kda_last_error": (c_char_p, []),
+        "cake_kda_version": (c_char_p, []),
     },
 }
 
