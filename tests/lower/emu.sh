@@ -415,9 +415,14 @@ KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 41 0 5 1
 KDA_SPLIT_STATE=kda_split_statet_lb split_run 2 200 2 -5 42
 KDA_SPLIT_STATE=kda_split_statet_lb KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 43 0 5
 KDA_SPLIT_STATE16=kda_split_statet_bf16_lb split_run 2 192 2 -2.5 44 0 0 1
+# a weak gate (lambda = -0.1): the state outlives a chunk (at lambda = -1 .. -5 it decays by
+# e^-16 .. e^-80 across 64 tokens, so a wrong cross-chunk term moves only each chunk's first
+# outputs), for both state kernels
+split_run 1 256 2 -0.1 47
+KDA_SPLIT_STATE=kda_split_statet_lb split_run 1 256 2 -0.1 47
 # ... and they must be able to fail: S^T w^T added to u^T instead of subtracted (`kn -= a0 @ w0^T`
 # calling the adding wrapper)
-KDA_SPLIT_STATE=kda_split_statet_lb MUTATE='s/wgmma_m64n64k16_bf16_rs_n(kn /wgmma_m64n64k16_bf16_rs(kn /' split_run 1 256 1 -1 45 1
+KDA_SPLIT_STATE=kda_split_statet_lb MUTATE='s/wgmma_m64n64k16_bf16_rs_n(kn /wgmma_m64n64k16_bf16_rs(kn /' split_run 1 256 1 -0.1 48 1
 # ... and it must be able to fail: the state kernel without the decay of its first key half
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* [a-z0-9_]*\[[^]]*\]);/sa[a_] = (sa[a_]);/' split_run 1 256 1 -1 34 1
 # ... and the row picks must carry the sub-chunk references: with every pick read as 0 (the
