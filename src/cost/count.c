@@ -391,8 +391,45 @@ static bool mentions(const Expr *e, const char *name)
 	}
 }
 
-/* A global tensor indexed by loop variable v somewhere in body (its elements), or 0. */
-static double indexed_by(Walk *w, Stmt **body, int n, const char *v)
+/* The grid axes expression e depends on, directly or through the lets it names (a bit per
+ * axis; depth bounds the chain of lets). */
+static unsigned grid_axes_of(const Expr *e, int depth)
+{
+	if (!e || depth > 8)
+		return 0;
+	switch (e->kind) {
+	case E_IDENT:
+		if (e->sym && e->sym->kind == SYM_GRIDVAR && e->sym->index >= 0 && e->sym->index < 8)
+			return 1u << e->sym->index;
+		if (e->sym && e->sym->kind == SYM_LET && e->sym->stmt)
+			return grid_axes_of(e->sym->stmt->src, depth + 1);
+		return 0;
+	case E_UNARY:
+	case E_TRANSPOSE:
+		return grid_axes_of(e->lhs, depth);
+	case E_BINARY:
+		return grid_axes_of(e->lhs, depth) | grid_axes_of(e->rhs, depth);
+	case E_CALL: {
+		unsigned m = 0;
+		for (int i = 0; i < e->nargs; i++)
+			m |= grid_axes_of(e->args[i], depth);
+		return m;
+	}
+	case E_INDEX: {
+		unsigned m = 0;
+		for (int i = 0; i < e->nslices; i++)
+			m |= grid_axes_of(e->slices[i].start, depth) | grid_axes_of(e->slices[i].len, depth);
+		return m;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* The extent of the dimension of a global tensor that loop variable v indexes somewhere in
+ * body (the first such access), or 0; *other: the grid axes that index that access's other
+ * dimensions (they partition those, not this one). */
+static double indexed_by(Walk *w, Stmt **body, int n, const char *v, unsigned *other)
 {
 	for (int i = 0; i < n; i++) {
 		const Stmt *s = body[i];
@@ -404,19 +441,20 @@ static double indexed_by(Walk *w, Stmt **body, int n, const char *v)
 			const Decl *prm = global_param(w->k, refname(e));
 			if (!prm)
 				continue;
-			bool hit = false;
-			for (int q = 0; q < e->nslices && !hit; q++)
-				hit = mentions(e->slices[q].start, v);
-			if (!hit)
+			int hit = -1;
+			for (int q = 0; q < e->nslices && q < prm->rank && hit < 0; q++)
+				if (mentions(e->slices[q].start, v))
+					hit = q;
+			if (hit < 0)
 				continue;
-			double el = 1;
-			for (int r = 0; r < prm->rank; r++) {
-				long long x;
-				el *= eval_expr(prm->shape[r], w->k, w->dims, &x) && x > 0 ? (double)x : 1;
-			}
-			return el;
+			*other = 0;
+			for (int q = 0; q < e->nslices; q++)
+				if (q != hit)
+					*other |= grid_axes_of(e->slices[q].start, 0);
+			long long x;
+			return eval_expr(prm->shape[hit], w->k, w->dims, &x) && x > 0 ? (double)x : 1;
 		}
-		double sub = indexed_by(w, s->body, s->nbody, v);
+		double sub = indexed_by(w, s->body, s->nbody, v, other);
 		if (sub > 0)
 			return sub;
 	}
@@ -440,18 +478,33 @@ static bool bound(const Walk *w, const Expr *e, long long *out)
 	return e && eval_int(e, bound_lookup, w, out);
 }
 
+/* A loop whose bounds are data (`for c in Cs[n] .. Cs[n + 1]`, n = Ord[q]): its variable
+ * indexes some dimension of a tensor, of extent E, which the grid coordinates its bounds
+ * depend on divide among themselves (q over N sequences: E / N slots each; a loop over a
+ * cluster's points, `Order[b, t]` for t in the bounds of cluster c of batch b: N / K, b
+ * partitioning the other dimension). With no grid coordinate in the bounds, the whole
+ * extent. */
 static double trip_count(Walk *w, const Stmt *s)
 {
 	long long lo, hi, step = 1;
 	if (bound(w, s->lo, &lo) && bound(w, s->hi, &hi) && (!s->step || bound(w, s->step, &step)) && step > 0)
 		return hi <= lo ? 0 : (double)((hi - lo + step - 1) / step);
-	double el = indexed_by(w, s->body, s->nbody, s->name);
-	char msg[160];
-	double t = el > 0 && w->tiles > 0 ? fmax(1, el / w->tiles) : 1;
+	unsigned other = 0;
+	double el = indexed_by(w, s->body, s->nbody, s->name, &other);
+	unsigned axes = (grid_axes_of(s->lo, 0) | grid_axes_of(s->hi, 0)) & ~other;
+	double share = 1;
+	const Decl *g = w->k->grid;
+	for (int a = 0; g && a < g->nexprs && a < 8; a++) {
+		long long x;
+		if ((axes >> a & 1u) && eval_expr(g->exprs[a], w->k, w->dims, &x) && x > 0)
+			share *= (double)x;
+	}
+	char msg[200];
+	double t = el > 0 ? fmax(1, el / share) : 1;
 	if (w->pass == 1) {
 		if (el > 0)
-			snprintf(msg, sizeof msg, "trip count of `for %s` depends on data: estimated %.0f (its tensor over the tiles)",
-			         s->name ? s->name : "?", t);
+			snprintf(msg, sizeof msg, "trip count of `for %s` depends on data: estimated %.0f (the extent it indexes, %.0f, over the %.0f grid tiles its bounds depend on)",
+			         s->name ? s->name : "?", t, el, share);
 		else
 			snprintf(msg, sizeof msg, "trip count of `for %s` depends on data: counted once", s->name ? s->name : "?");
 		note(w, msg);

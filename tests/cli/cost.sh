@@ -64,6 +64,11 @@ run cost kernels/kmeans/update_sorted.cake --kernel kmeans_fill --shape B=32,N=6
 expect "cost: no family (plan-counted work)" 0 out 'no family: work counted off the plan' out '^work: .*\(plan\)$'
 run cost kernels/kmeans/update_sorted.cake --kernel kmeans_segsum --shape B=32,N=65536,K=1024
 expect "cost: data-dependent trip count is estimated and said" 0 out '^note: trip count of `for t` depends on data: estimated 64'
+# the bounds through lets (n = Ord[q]): the slots over the sequences the grid's q axis walks
+run cost kernels/kda/kda_prefill_split_lb.cake --kernel kda_split_state_lb --shape B=8,T=1024,H=64,N=8,N1=9,NS=128,NP=1
+expect "cost: a data-bounded loop through lets is the indexed extent over the grid tiles of its bounds" 0 \
+	out '^note: trip count of `for c` depends on data: estimated 16 \(the extent it indexes, 128, over the 8 grid tiles' \
+	out '^main loop: pipeline ch \(2 stages\) in role math, 16 iterations per tile'
 
 run cost --targets
 expect "cost --targets" 0 out '^h200 \(NVIDIA H200 SXM 141 GB\), compile target sm_90a, calibrated' \
