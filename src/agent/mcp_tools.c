@@ -1406,7 +1406,9 @@ static bool tool_cost(McpCall *c)
 	} else {
 		StrBuf b = {0};
 		char err[512] = "";
-		int rc = cost_report(&b, u.plans[0], arg_str(c, "shape"), arg_str(c, "target"), NULL, true, err, sizeof err);
+		json_t *ln = json_object_get(c->args, "lines");
+		int rc = cost_report(&b, u.plans[0], arg_str(c, "shape"), arg_str(c, "target"), NULL, true, ln ? (int)json_integer_value(ln) : 0,
+		                     err, sizeof err);
 		if (rc)
 			sb_printf(&c->err, "%s", err);
 		else if ((c->result = mcp_parse_printed(b.s, b.len, &c->err)))
@@ -1425,12 +1427,15 @@ static const char cost_in[] =
 	S_SOURCE ", " S_KERNEL ", "
 	"\"shape\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"every dim of the kernel, e.g. "
 	"M=8192,N=8192,K=8192\"}, "
-	"\"target\": {\"type\": \"string\", \"description\": \"a calibrated GPU: h200 (default) or h100\"}}}";
+	"\"target\": {\"type\": \"string\", \"description\": \"a calibrated GPU: h200 (default) or h100\"}, "
+	"\"lines\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 128, \"description\": \"also rank this many "
+	"statements by the work the model counts for them per tile, with its vector and tensor time apportioned "
+	"(where the model thinks the time goes, line by line)\"}}}";
 
 static const char cost_out[] =
 	"{\"type\": \"object\", \"required\": [\"kernel\", \"shape\", \"cost\"], \"properties\": {"
 	"\"kernel\": {\"type\": \"string\"}, \"shape\": {\"type\": \"string\"}, \"family\": " S_NSTR ", "
-	"\"in_domain\": {\"type\": \"boolean\"}, \"cost\": {\"type\": \"object\"}}}";
+	"\"in_domain\": {\"type\": \"boolean\"}, \"cost\": {\"type\": \"object\"}, \"lines\": {\"type\": \"array\"}}}";
 
 static const McpTool tools[] = {
 	{"check", "Check Cake IR",

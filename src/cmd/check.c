@@ -89,7 +89,7 @@ static int check_files(const char **files, int nfiles, const CakeOptions *o, boo
 				sb_printf(cost->out, "cost of kernel %s: not derived (see the findings)\n", u.kernels[j]->name);
 				continue;
 			}
-			int cr = cost_report(cost->out, u.plans[j], cost->shape, cost->target, NULL, false, err, sizeof err);
+			int cr = cost_report(cost->out, u.plans[j], cost->shape, cost->target, NULL, false, 0, err, sizeof err);
 			if (cr)
 				sb_printf(cost->out, "cost of kernel %s: %s\n", u.kernels[j]->name, err);
 			if (cr == 1)

@@ -3,7 +3,7 @@
  * shape, with its parts, the bottleneck and suggestions.
  *
  *   cake cost FILE --shape NAME=V,... [--kernel K] [--target h200]
- *             [--model FILE.json] [--format=text|json]
+ *             [--model FILE.json] [--lines N] [--format=text|json]
  *   cake cost --targets [--format=text|json]
  *
  * Compiles through the pipeline up to derive (cake_compile), binds the
@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "../harness/eval.h"
 #include "../harness/costreport.h"
+#include "../cost/cost.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static int cost_usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "cake cost: ");
 	fprintf(stderr, msg, arg);
-	fprintf(stderr, "\nusage: cake cost FILE --shape NAME=V,... [--kernel NAME] [--target h200] [--model FILE.json]\n"
+	fprintf(stderr, "\nusage: cake cost FILE --shape NAME=V,... [--kernel NAME] [--target h200] [--model FILE.json] [--lines N]\n"
 	                "                 [--format=text|json]\n"
 	                "       cake cost --targets [--format=text|json]\n");
 	return 2;
@@ -105,6 +106,7 @@ int cmd_cost(int argc, char **argv)
 {
 	const char *file = NULL, *shape = NULL, *kernel = NULL, *target = "h200", *model = NULL;
 	bool json = false, targets = false;
+	int lines = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		bool missing = false;
@@ -116,6 +118,16 @@ int cmd_cost(int argc, char **argv)
 			target = v;
 		else if ((v = cli_optval(argc, argv, &i, "--model", &missing)))
 			model = v;
+		else if ((v = cli_optval(argc, argv, &i, "--lines", &missing))) {
+			char *end;
+			long x = strtol(v, &end, 10);
+			if (*end || end == v || x < 1 || x > COST_MAX_STMTS) {
+				char m[96];
+				snprintf(m, sizeof m, "--lines takes a count of statements, 1..%d (got '%.40s')", COST_MAX_STMTS, v);
+				return cost_usage("%s", m);
+			}
+			lines = (int)x;
+		}
 		else if ((v = cli_optval(argc, argv, &i, "--format", &missing))) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return cost_usage("unknown --format '%s' (text or json)", v);
@@ -168,7 +180,7 @@ int cmd_cost(int argc, char **argv)
 		goto out;
 	}
 	StrBuf b = {0};
-	rc = cost_report(&b, u.plans[0], shape, target, model, json, err, sizeof err);
+	rc = cost_report(&b, u.plans[0], shape, target, model, json, lines, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "cake cost: %s\n", err);
 	else

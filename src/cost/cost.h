@@ -81,6 +81,15 @@ typedef struct CostReuse {
 	double d[COST_REUSE_BUCKETS];       /* their mean distance */
 } CostReuse;
 
+/* One statement's work per tile (pass 1 of the walk, every execution in a tile summed):
+ * `cake cost --lines` ranks them. */
+#define COST_MAX_STMTS 128
+typedef struct CostStmt {
+	int line, col;              /* where the statement starts */
+	int role;                   /* its role (plan index) */
+	double vec_ops, shfl, mma_flops, bytes, waits;
+} CostStmt;
+
 typedef struct CostCounts {
 	/* launch */
 	double tiles;               /* CTAs of an ordinary grid; tiles of a persistent one */
@@ -121,6 +130,11 @@ typedef struct CostCounts {
 	CostReuse reuse[8];
 	bool approx;                /* a trip count was estimated (see note) */
 	char note[256];
+	/* per statement, per tile (the first COST_MAX_STMTS statements with work; the rest summed
+	 * into stmt_rest) */
+	CostStmt stmts[COST_MAX_STMTS];
+	int nstmts;
+	CostStmt stmt_rest;
 } CostCounts;
 
 /* Walk plan p at dims (indexed like Kernel.dims) into *out. False with err

@@ -646,6 +646,26 @@ static int loop_index(const Plan *p, const Stmt *s)
 	return -1;
 }
 
+/* Pass 1: file statement s's work g (times mult: its executions in a tile) under its line. */
+static void stmt_file(Walk *w, const Stmt *s, int role, const CostSeg *g, double mult)
+{
+	if (!(g->vec_ops + g->shfl + g->mma_flops + g->bytes + g->waits > 0))
+		return;
+	CostCounts *c = w->out;
+	CostStmt *t = NULL;
+	for (int i = 0; i < c->nstmts && !t; i++)
+		if (c->stmts[i].line == s->span.line && c->stmts[i].col == s->span.col && c->stmts[i].role == role)
+			t = &c->stmts[i];
+	if (!t && c->nstmts < COST_MAX_STMTS) {
+		t = &c->stmts[c->nstmts++];
+		t->line = s->span.line, t->col = s->span.col, t->role = role;
+	}
+	if (!t)
+		t = &c->stmt_rest;
+	t->vec_ops += g->vec_ops * mult, t->shfl += g->shfl * mult, t->mma_flops += g->mma_flops * mult;
+	t->bytes += g->bytes * mult, t->waits += g->waits * mult;
+}
+
 /* Pass 1: role and loop totals. Pass 2: the prologue / epilogue split. */
 static void walk(Walk *w, Stmt **body, int n, int role, double mult, double latdiv, int ploop)
 {
@@ -680,6 +700,7 @@ static void walk(Walk *w, Stmt **body, int n, int role, double mult, double latd
 		CostSeg g;
 		stmt_work(w, s, latdiv, mult, &g);
 		if (w->pass == 1) {
+			stmt_file(w, s, role, &g, mult);
 			if (role >= 0 && role < MAXROLE)
 				seg_add(&w->role[role], &g, mult);
 			if (ploop >= 0) {

@@ -41,7 +41,7 @@ static const Builtin TABLE[BI__COUNT] = {
 	{ "colmax", BI_COLMAX, 1, 1, 1, BR_COL_REDUCE, DT_NONE, "colmax(x [M,N]) -> [N]" },
 	{ "rowargmin", BI_ROWARGMIN, 1, 1, 2, BR_ROW_ARG, DT_NONE, "v, i = rowargmin(x [M,N]) -> ([M] min, [M] i32 column)" },
 	{ "rowargmax", BI_ROWARGMAX, 1, 1, 2, BR_ROW_ARG, DT_NONE, "v, i = rowargmax(x [M,N]) -> ([M] max, [M] i32 column)" },
-	{ "cumsum", BI_CUMSUM, 2, 2, 1, BR_CUMSUM, DT_NONE, "cumsum(x, dim) -> inclusive prefix sum along constant dim 0 or 1" },
+	{ "cumsum", BI_CUMSUM, 2, 3, 1, BR_CUMSUM, DT_NONE, "cumsum(x, dim [, seg]) -> inclusive prefix sum along constant dim 0 or 1, restarting every seg elements (a constant dividing the extent)" },
 	{ "tril", BI_TRIL, 1, 2, 1, BR_TRI, DT_NONE, "tril(x [M,N] [, diag]) -> x with elements above diagonal diag zeroed" },
 	{ "triu", BI_TRIU, 1, 2, 1, BR_TRI, DT_NONE, "triu(x [M,N] [, diag]) -> x with elements below diagonal diag zeroed" },
 	{ "trisolve", BI_TRISOLVE, 1, 2, 1, BR_TRISOLVE, DT_NONE, "trisolve(L [C,C], B [C,D]) -> X [C,D] solving L X = B, L lower triangular; trisolve(L) -> L^-1" },

@@ -808,6 +808,17 @@ static bool check_call(Sema *s, Expr *e)
 		}
 		if (!arg_float(s, b, a[0], true) || !arg_const(s, b, a[1], "dimension", 0, a[0]->type.rank - 1))
 			return false;
+		if (e->nargs == 3) {   /* cumsum(x, dim, seg): the scan restarts every seg elements */
+			long long ext = a[0]->type.cdims[a[1]->cval];
+			if (!arg_const(s, b, a[2], "segment length", 1, ext > 0 ? ext : (1ll << 40)))
+				return false;
+			if (ext > 0 && ext % a[2]->cval) {
+				Diag *d = sema_err(s, "CK-SEM-035", a[2]->span, "the segment length of cumsum() is %lld, which does not divide the dimension's %lld",
+				                   a[2]->cval, ext);
+				diag_set(&d->hint, "segments must tile the dimension: a divisor of %lld", ext);
+				return false;
+			}
+		}
 		e->type = a[0]->type;
 		return true;
 	case BR_TRI:

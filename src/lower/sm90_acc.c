@@ -22,6 +22,10 @@
  *                  An unsplit or `split n` tile has one slab per warpgroup (each computes
  *                  its own columns, or the same ones redundantly); `split m` one slab
  *                  whose blocks run across the warpgroups.
+ *   cumsum(x, 0, S) the same scan restarting every S rows: S = 8 stops after the ladder (a row
+ *                  half), S = 16 after the row halves (a warp's block: no shared memory, no
+ *                  barrier), a larger multiple of 16 adds only the totals of the blocks above
+ *                  in the same segment.
  *
  *   trisolve(L, B) forward substitution L X = B (L lower triangular, [R, R], R <= 64, R % 4 == 0; B and
  *                  X [R, C]) through the role's part of the lowering's shared scratch
@@ -58,9 +62,18 @@
 void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	const Expr *call = s->src;
-	long long dim = -1;
-	if (call->nargs != 2 || !eval_expr(call->args[1], e->k, NULL, &dim) || (dim != 0 && dim != 1)) {
-		sm90_refuse(e, s->span, "CK-LOW-002", "cumsum needs a constant dimension, 0 or 1");
+	long long dim = -1, seg = 0;
+	if (call->nargs < 2 || call->nargs > 3 || !eval_expr(call->args[1], e->k, NULL, &dim) || (dim != 0 && dim != 1) ||
+	    (call->nargs == 3 && !eval_expr(call->args[2], e->k, NULL, &seg))) {
+		sm90_refuse(e, s->span, "CK-LOW-002", "cumsum needs a constant dimension, 0 or 1 (and a constant segment length)");
+		return;
+	}
+	if (seg == dst->rows)
+		seg = 0;   /* one segment: the plain scan */
+	if (seg && seg != 8 && (seg % 16 || dst->rows % seg)) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "cumsum(x, 0, %lld) over %lld rows is not lowered for sm_90a: segments of 8 rows, or a multiple of 16 dividing the rows, are",
+		                      seg, dst->rows);
+		diag_set(&d->hint, "segment the rows by 8, 16, 32, ... (the accumulator layout's row halves and 16-row blocks)");
 		return;
 	}
 	if (dim != 0) {
@@ -89,8 +102,13 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	bool across = dst->split == SPLIT_M && r->nwg > 1;      /* the blocks run across the warpgroups */
 	int nslab = across ? 1 : (r->nwg > 1 ? r->nwg : 1);
 	int nblk = dst->mtiles * 4 * (across ? r->nwg : 1);
-	sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "inclusive scan down %lld rows: the 8 row groups of a warp (shfl_up), the row halves, then %d blocks of 16 rows (shared memory)",
-	                                         dst->rows, nblk));
+	if (seg)
+		sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "inclusive scan down %lld rows restarting every %lld: the 8 row groups of a warp (shfl_up)%s%s",
+		                                         dst->rows, seg, seg >= 16 ? ", the row halves" : "",
+		                                         seg > 16 ? arena_printf(&e->c->arena, ", then the %lld blocks of 16 rows of each segment (shared memory)", seg / 16) : ""));
+	else
+		sm90_ir_comment(e, s->span, arena_printf(&e->c->arena, "inclusive scan down %lld rows: the 8 row groups of a warp (shfl_up), the row halves, then %d blocks of 16 rows (shared memory)",
+		                                         dst->rows, nblk));
 	sm90_line(e, "{");
 	e->ind++;
 	sm90_line(e, "const u32 lane_ = lane_id();");
@@ -108,6 +126,21 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t\tif ((int)lane_ >= o_)");
 	sm90_line(e, "\t\t\tv_[a_] += w_;");
 	sm90_line(e, "\t}");
+	if (seg == 8 || seg == 16) {   /* the segment ends inside the warp: no block totals */
+		if (seg == 16) {
+			sm90_line(e, "#pragma unroll");
+			sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)   /* rows 8..15 of a block follow rows 0..7: add their total (the last row group's) */", n);
+			sm90_line(e, "\tif (a_ %% 4 >= 2)");
+			sm90_line(e, "\t\tv_[a_] += __shfl_sync(0xffffffffu, v_[a_ - 2], 28 + (int)(lane_ %% 4u));");
+		}
+		sm90_line(e, "#pragma unroll");
+		sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)", n);
+		sm90_line(e, "\t%s[a_] = v_[a_];", dst->name);
+		e->ind--;
+		sm90_line(e, "}");
+		sb_free(&el);
+		return;
+	}
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)   /* rows 8..15 of a block follow rows 0..7: add their total (the last row group's) */", n);
 	sm90_line(e, "\tif (a_ %% 4 >= 2)");
@@ -134,7 +167,10 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t\t%s pre_ = 0;", ty);
 	sm90_line(e, "\t\t#pragma unroll");
 	sm90_line(e, "\t\tfor (int b_ = 0; b_ < %d; ++b_)   /* the blocks above this one (unrolled, predicated) */", nblk - 1);
-	sm90_line(e, "\t\t\tif (b_ < blk_)");
+	if (seg)   /* ... in its segment of seg / 16 blocks */
+		sm90_line(e, "\t\t\tif (b_ < blk_ && b_ >= blk_ / %lld * %lld)", seg / 16, seg / 16);
+	else
+		sm90_line(e, "\t\t\tif (b_ < blk_)");
 	sm90_line(e, "\t\t\t\tpre_ += cu%d_[%s][b_][col_];", id, slab);
 	sm90_line(e, "\t\tv_[a_] += pre_;");
 	sm90_line(e, "\t\tv_[a_ + 2] += pre_;");

@@ -64,6 +64,15 @@ run cost kernels/kmeans/update_sorted.cake --kernel kmeans_fill --shape B=32,N=6
 expect "cost: no family (plan-counted work)" 0 out 'no family: work counted off the plan' out '^work: .*\(plan\)$'
 run cost kernels/kmeans/update_sorted.cake --kernel kmeans_segsum --shape B=32,N=65536,K=1024
 expect "cost: data-dependent trip count is estimated and said" 0 out '^note: trip count of `for t` depends on data: estimated 64'
+# --lines: the statements ranked by the work counted for them, the model's time apportioned
+run cost kernels/kda/kda_prefill_split_lb.cake --kernel kda_split_prep_lb --shape B=1,T=8192,H=64,NS=128 --lines 4
+expect "cost --lines: a table of the heaviest statements" 0 \
+	out '^statements, by the work counted per tile \(the 4 heaviest of [0-9]+; vector and tensor time of role math' \
+	out '^  [0-9]+:[0-9]+ +math +[1-9][0-9.e+]* +[1-9][0-9.]*% +[1-9][0-9.]* '
+run cost kernels/kda/kda_prefill_split_lb.cake --kernel kda_split_prep_lb --shape B=1,T=8192,H=64,NS=128 --lines 2 --format=json
+expect "cost --lines --format=json: a lines array" 0 out '"lines":\[\{"line":[0-9]+,"col":[0-9]+,"role":"math","vec_ops":[1-9]'
+run cost kernels/kda/kda_prefill_split_lb.cake --kernel kda_split_prep_lb --shape B=1,T=8192,H=64,NS=128 --lines 0
+expect "cost --lines 0: a usage error" 2 err "--lines takes a count of statements, 1..128 \(got '0'\)"
 # the bounds through lets (n = Ord[q]): the slots over the sequences the grid's q axis walks
 run cost kernels/kda/kda_prefill_split_lb.cake --kernel kda_split_state_lb --shape B=8,T=1024,H=64,N=8,N1=9,NS=128,NP=1
 expect "cost: a data-bounded loop through lets is the indexed extent over the grid tiles of its bounds" 0 \

@@ -141,11 +141,13 @@ static int scan_case(int argc, char **argv)
 		float *nan = malloc(4 * n);
 		memset(nan, 0xff, 4 * n);
 		wr(dir, "OutM", nan, 4 * n), wr(dir, "OutN", nan, 4 * nh), wr(dir, "OutU", nan, 4 * nh), wr(dir, "OutI", nan, 4 * nq);
+		wr(dir, "S16", nan, 4 * n), wr(dir, "S8", nan, 4 * nh), wr(dir, "S32", nan, 4 * n), wr(dir, "S64", nan, 4 * nh);
 		free(nan), free(X);
 		return 0;
 	}
 	float *M = rd(dir, "OutM", n), *N = rd(dir, "OutN", nh), *U = rd(dir, "OutU", nh), *I = rd(dir, "OutI", nq);
-	int bad = 0;
+	float *S16 = rd(dir, "S16", n), *S8 = rd(dir, "S8", nh), *S32 = rd(dir, "S32", n), *S64 = rd(dir, "S64", nh);
+	int bad = 0, sbad = 0;
 	for (long long b = 0; b < B; b++) {
 		const float *x = X + b * 128 * 128;
 		for (int c = 0; c < 128; c++) {
@@ -175,9 +177,40 @@ static int scan_case(int argc, char **argv)
 			}
 		}
 	}
-	printf("acc_scan: %d bad elements%s\n", bad, bad ? " FAIL" : "");
-	free(M), free(N), free(U), free(I), free(X);
-	return bad ? 1 : 0;
+	/* the segmented scans: each restarts at a multiple of its segment length */
+	for (long long b = 0; b < B; b++) {
+		const float *x = X + b * 128 * 128;
+		for (int c = 0; c < 128; c++) {
+			double s16 = 0, a16 = 0, s8 = 0, a8 = 0, s32 = 0, a32 = 0, s64 = 0, a64 = 0;
+			for (int r = 0; r < 128; r++) {
+				if (r % 16 == 0)
+					s16 = a16 = 0;
+				if (r % 32 == 0)
+					s32 = a32 = 0;
+				if (r % 64 == 0)
+					s64 = a64 = 0;
+				double y = x[r * 128 + c], t = 2.0 * y - 1.0;
+				s16 += y, a16 += fabs(y), s32 += t, a32 += fabs(t);
+				sbad += !near(S16[(b * 128 + r) * 128 + c], s16, a16);
+				sbad += !near(S32[(b * 128 + r) * 128 + c], s32, a32);
+				if (c < 64) {
+					double z = x[r * 128 + 64 + c];
+					s64 += z, a64 += fabs(z);
+					sbad += !near(S64[(b * 128 + r) * 64 + c], s64, a64);
+				}
+				if (r < 64) {
+					if (r % 8 == 0)
+						s8 = a8 = 0;
+					double w = x[(32 + r) * 128 + c];
+					s8 += w, a8 += fabs(w);
+					sbad += !near(S8[(b * 64 + r) * 128 + c], s8, a8);
+				}
+			}
+		}
+	}
+	printf("acc_scan: %d bad elements, %d in the segmented scans%s\n", bad, sbad, bad + sbad ? " FAIL" : "");
+	free(M), free(N), free(U), free(I), free(X), free(S16), free(S8), free(S32), free(S64);
+	return bad + sbad ? 1 : 0;
 }
 
 /* A 16-bit output DIR/NAME.out of cnt elements (bf16 bits). */

@@ -129,6 +129,8 @@ MUTATE='s|smem_xs + 8192u /\* panel 1 \*/|smem_xs + 0u|' acc_case tma_panels tes
 acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
 # ... and it must be able to fail: the second row half no longer adds the first half's total
 MUTATE='s/v_\[a_\] += __shfl_sync(0xffffffffu, v_\[a_ - 2\]/v_[a_] += 0.0f * __shfl_sync(0xffffffffu, v_[a_ - 2]/' acc_case acc_scan tests/corpus/good/acc_scan.cake scan 1 12
+# ... and a segmented scan (S = 32) that adds the blocks above it in other segments too
+MUTATE='s/if (b_ < blk_ \&\& b_ >= blk_ \/ 2 \* 2)/if (b_ < blk_)/' acc_case acc_scan tests/corpus/good/acc_scan.cake scan 1 53
 # row values across warpgroups: l2norm, split-n row reductions, split-n column vectors, relayouts
 acc_case acc_rows tests/corpus/good/acc_rows.cake rows 2 13
 # ... and it must be able to fail: the other warpgroup's partial row results ignored

@@ -423,6 +423,14 @@ def main():
     is_err, text = tool_text(s3.call("cost", {"path": "kernels/gemm/gemm_persistent.cake",
                                               "shape": "M=8192,N=8192,K=8192", "target": "b200"}))
     check("cost on an uncalibrated GPU: isError naming the calibrated ones", is_err and "h200" in text, text)
+    r = s3.call("cost", {"path": "kernels/gemm/gemm_persistent.cake", "shape": "M=8192,N=8192,K=8192", "lines": 3})["result"]
+    ln = r.get("structuredContent", {}).get("lines")
+    check("cost with lines: the three heaviest statements, each with its line and tensor share",
+          not r["isError"] and isinstance(ln, list) and len(ln) == 3 and all("line" in x and "tensor_share" in x for x in ln)
+          and ln[0]["tensor_share"] > 0, r)
+    is_err, text = tool_text(s3.call("cost", {"path": "kernels/gemm/gemm_persistent.cake",
+                                              "shape": "M=8192,N=8192,K=8192", "lines": 0}))
+    check("cost with lines 0: refused by the schema (minimum 1)", is_err and "minimum" in text, text)
     check("the store server exits 0", s3.close() == 0)
 
     rc = s.close()

@@ -1413,7 +1413,10 @@ static void test_acc_primitives(void **state)
 	char *c3 = text_with(ACCP, "  frag l:  f32[64, 64] in work\n", "  frag l:  f32[64, 64] in work\n  frag l2: f32[128, 128] in work split n\n");
 	char *c4 = text_with(c3, "    store O[b, :, :] <- g\n", "    store O[b, :, :] <- g\n    l2 = trisolve(s, s)\n");
 	expect_refused(c4, "CK-LOW-002");
-	free(c1), free(c2), free(c3), free(c4);
+	/* ... and a segment the layout does not hold whole (4 rows: a quarter of a row half) */
+	char *c5 = text_with(ACCP, "g = cumsum(x, 0)", "g = cumsum(x, 0, 4)");
+	expect_refused(c5, "CK-LOW-002");
+	free(c1), free(c2), free(c3), free(c4), free(c5);
 	/* a column vector broadcast over a split-n tile and over an unsplit one: it keeps the
 	 * split-n layout and the second broadcast is a relayout through shared memory */
 	char *m1 = text_with(ACCP, "  frag gc: f32[128] in work\n", "  frag gc: f32[128] in work\n  frag u: f32[64, 128] in work\n");

@@ -924,6 +924,25 @@ static void test_027_mma_minus_assign(void **state)
 	gemm_edit("      wgmma acc += a @ b^T\n", "      mma acc -= a @ b^T\n", "CK-SEM-027", "mma acc -=", 0);
 }
 
+/* §6: cumsum(x, dim, seg) takes a constant segment length dividing the dimension */
+static void test_035_cumsum_segment_not_dividing(void **state)
+{
+	(void)state;
+	gemm_edit("    acc = 0\n", "    acc = 0\n    acc = cumsum(acc, 0, 48)\n", "CK-SEM-035", "48)", 0);
+}
+
+static void test_cumsum_segment_accepted(void **state)
+{
+	(void)state;
+	char *src = mutate(GEMM, "    acc = 0\n", "    acc = 0\n    acc = cumsum(acc, 0, 16)\n");
+	Fx *f = compile(src);
+	if (f->dl.n)
+		dump(f);
+	assert_int_equal(f->dl.nerr, 0);
+	fx_free(f);
+	free(src);
+}
+
 static void test_037_let_of_fragment(void **state)
 {
 	(void)state;
@@ -1143,6 +1162,8 @@ int main(void)
 		cmocka_unit_test(test_transposed_store_accepted),
 		cmocka_unit_test(test_wgmma_minus_assign),
 		cmocka_unit_test(test_027_mma_minus_assign),
+		cmocka_unit_test(test_035_cumsum_segment_not_dividing),
+		cmocka_unit_test(test_cumsum_segment_accepted),
 		cmocka_unit_test(test_037_let_of_fragment),
 		cmocka_unit_test(test_037_smem_as_value),
 		cmocka_unit_test(test_038_zero_arrivals),
