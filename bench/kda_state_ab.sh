@@ -8,7 +8,10 @@
 # recurrence; per-stage medians from --iters extra launches); the table printed last has the
 # layer and state-stage medians of each and the ratio.
 #
-#   [CAKE=bin/cake] [ROUNDS=2] [ITERS=10] [OUT=DIR] [AB_ONLY=REGEX] sh bench/kda_state_ab.sh
+#   [CAKE=bin/cake] [ROUNDS=2] [ITERS=10] [OUT=DIR] [AB_ONLY=REGEX] [F=FILE] sh bench/kda_state_ab.sh
+#
+# F: another kda_prefill_split_lb.cake holding the same kernel names (a candidate, e.g. the
+# file with bench/proto/s15/statet_3stage.patch applied).
 #
 # Exit status 1 when any check failed.
 set -u
@@ -17,7 +20,7 @@ CAKE=${CAKE:-bin/cake}
 OUT=${OUT:-/tmp/cake-kda-ab}
 ROUNDS=${ROUNDS:-2}
 ITERS=${ITERS:-10}
-F=kernels/kda/kda_prefill_split_lb.cake
+F=${F:-kernels/kda/kda_prefill_split_lb.cake}
 mkdir -p "$OUT"
 : > "$OUT/ab.tsv"
 bad=0

@@ -1174,6 +1174,12 @@ static void check_stmt(Sema *s, Stmt *st, bool top)
 				         st->dst->sym ? st->dst->sym->name : "G");
 				break;
 			}
+			if (st->src->type.rank != 2 && st->src->type.rank != RANK_CTX) {
+				Diag *d = sema_err(s, "CK-SEM-027", st->src->span, "a transposed store needs a rank-2 value, but this one is %s",
+				                   sema_shape_str(s, &st->src->type));
+				diag_set(&d->hint, "drop the `^T`: a scalar or vector is stored the same either way");
+				break;
+			}
 			Expr *d0 = t.dims[0];
 			long long c0 = t.cdims[0];
 			t.dims[0] = t.dims[1], t.cdims[0] = t.cdims[1];

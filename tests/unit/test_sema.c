@@ -880,6 +880,13 @@ static void test_030_transposed_store_shape(void **state)
 	gemm_edit("<- bf16(acc)\n", "<- bf16(acc)^T\n", "CK-SEM-030", "store C", 0);
 }
 
+/* ... and only a rank-2 value is transposed: a scalar broadcast is stored the same either way */
+static void test_027_transposed_store_of_scalar(void **state)
+{
+	(void)state;
+	gemm_edit("<- bf16(acc)\n", "<- bf16(0.0)^T\n", "CK-SEM-027", "bf16(0.0)", 0);
+}
+
 /* ... and with the tile swapped it is accepted, the flag set and printed back */
 static void test_transposed_store_accepted(void **state)
 {
@@ -1159,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_036_modulo_on_float),
 		cmocka_unit_test(test_036_transpose_outside_operand),
 		cmocka_unit_test(test_030_transposed_store_shape),
+		cmocka_unit_test(test_027_transposed_store_of_scalar),
 		cmocka_unit_test(test_transposed_store_accepted),
 		cmocka_unit_test(test_wgmma_minus_assign),
 		cmocka_unit_test(test_027_mma_minus_assign),

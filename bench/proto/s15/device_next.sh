@@ -6,7 +6,9 @@
 #      kernels, and the prep with the segmented scan (part 2's candidate); then
 #      bench/kda_state_ab.sh: kda_split_state_lb against kda_split_statet_lb (S^T and v'^T as
 #      wgmma register operands, no shared-memory round trip per chunk step) on the paper's
-#      shapes, T = 32768 H = 32 and the bf16-state pair, alternating, two rounds.
+#      shapes, T = 32768 H = 32 and the bf16-state pair, alternating, two rounds; then the same
+#      with the transposed kernel's ring at 3 stages (bench/proto/s15/statet_3stage.patch, 206 KB
+#      of shared memory, 0 spills, emulated) at H = 64 and 96, one sequence and 8 x 1024.
 #   2. the prep with `o = cumsum(x, 0, 16)` (bench/proto/s15/prep_segscan.patch: each row's
 #      in-block prefix from a segmented scan, a warp's own rows, instead of three row picks
 #      through shared memory with two named barriers each) against main, alternating, two
@@ -26,6 +28,9 @@ if [ "$PART" = all ] || [ "$PART" = 1 ]; then
 	SANITIZE_CASES='kda_split|kda_prefill_split' OUT=$OUT/san timeout 280 bash bench/sanitize.sh | tail -12
 	KDA_KERNELS=$K SANITIZE_CASES='kda_split_T200|kda_split_varlen' OUT=$OUT/san_seg timeout 100 bash bench/sanitize.sh | tail -8
 	OUT=$OUT/ab ROUNDS=2 ITERS=10 timeout 300 sh bench/kda_state_ab.sh
+	K3=$OUT/k3
+	rm -rf "$K3" && mkdir -p "$K3" && cp kernels/kda/*.cake "$K3/" && patch -s -d "$K3" -p3 < bench/proto/s15/statet_3stage.patch &&
+		F=$K3/kda_prefill_split_lb.cake AB_ONLY='H(64|96)_(1seq|8x1024)$' OUT=$OUT/ab3 ROUNDS=1 ITERS=10 timeout 120 sh bench/kda_state_ab.sh
 fi
 if [ "$PART" = all ] || [ "$PART" = 2 ]; then
 	for r in 1 2; do
