@@ -418,8 +418,8 @@ KDA_SPLIT_STATE=kda_split_statet_lb split_run 2 200 2 -5 42
 KDA_SPLIT_STATE=kda_split_statet_lb KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 43 0 5
 KDA_SPLIT_STATE16=kda_split_statet_bf16_lb split_run 2 192 2 -2.5 44 0 0 1
 # a weak gate (lambda = -0.1): the state outlives a chunk (at lambda = -1 .. -5 it decays by
-# e^-16 .. e^-80 across 64 tokens, so a wrong cross-chunk term moves only each chunk's first
-# outputs), for both state kernels
+# about e^-32 .. e^-160 across 64 tokens, so a wrong cross-chunk term moves only each chunk's
+# first outputs), for both state kernels
 split_run 1 256 2 -0.1 47
 KDA_SPLIT_STATE=kda_split_statet_lb split_run 1 256 2 -0.1 47
 # ... and they must be able to fail: S^T w^T added to u^T instead of subtracted (`kn -= a0 @ w0^T`
