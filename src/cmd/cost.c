@@ -21,7 +21,6 @@
 #include "cmd.h"
 #include "../harness/eval.h"
 #include "../harness/costreport.h"
-#include "../cost/cost.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,9 +120,9 @@ int cmd_cost(int argc, char **argv)
 		else if ((v = cli_optval(argc, argv, &i, "--lines", &missing))) {
 			char *end;
 			long x = strtol(v, &end, 10);
-			if (*end || end == v || x < 1 || x > COST_MAX_STMTS) {
+			if (*end || end == v || x < 1 || x > COST_REPORT_MAX_LINES) {
 				char m[96];
-				snprintf(m, sizeof m, "--lines takes a count of statements, 1..%d (got '%.40s')", COST_MAX_STMTS, v);
+				snprintf(m, sizeof m, "--lines takes a count of statements, 1..%d (got '%.40s')", COST_REPORT_MAX_LINES, v);
 				return cost_usage("%s", m);
 			}
 			lines = (int)x;

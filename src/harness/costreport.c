@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(COST_REPORT_MAX_LINES == COST_MAX_STMTS, "costreport.h's limit is the walk's statement table");
+
 typedef struct Ranked {
 	const CostStmt *s;
 	double w;   /* vector-equivalent operations */

@@ -19,4 +19,7 @@
 int cost_report(StrBuf *out, const Plan *p, const char *shape, const char *target, const char *model_path, bool json,
                 int lines, char *err, size_t n);
 
+/* The most statements the table ranks (the walk keeps that many per kernel). */
+#define COST_REPORT_MAX_LINES 128
+
 #endif
