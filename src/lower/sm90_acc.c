@@ -59,6 +59,8 @@
 
 #include <string.h>
 
+static void acc_cumsum_blocks(Em *e, const PlanFrag *dst, int id, int n, const char *ty, long long seg, bool across, int nslab, int nblk);
+
 void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	const Expr *call = s->src;
@@ -95,8 +97,7 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
-	int ri = e->role, n = dst->regs_per_thread, id = e->nscan++;
-	long long half = dst->wg_cols / 2;
+	int n = dst->regs_per_thread, id = e->nscan++;
 	bool flt = dst->dt == DT_F32;
 	const char *ty = flt ? "float" : "int";
 	bool across = dst->split == SPLIT_M && r->nwg > 1;      /* the blocks run across the warpgroups */
@@ -126,25 +127,30 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t\tif ((int)lane_ >= o_)");
 	sm90_line(e, "\t\t\tv_[a_] += w_;");
 	sm90_line(e, "\t}");
-	if (seg == 8 || seg == 16) {   /* the segment ends inside the warp: no block totals */
-		if (seg == 16) {
-			sm90_line(e, "#pragma unroll");
-			sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)   /* rows 8..15 of a block follow rows 0..7: add their total (the last row group's) */", n);
-			sm90_line(e, "\tif (a_ %% 4 >= 2)");
-			sm90_line(e, "\t\tv_[a_] += __shfl_sync(0xffffffffu, v_[a_ - 2], 28 + (int)(lane_ %% 4u));");
-		}
+	if (seg != 8) {
 		sm90_line(e, "#pragma unroll");
-		sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)", n);
-		sm90_line(e, "\t%s[a_] = v_[a_];", dst->name);
-		e->ind--;
-		sm90_line(e, "}");
-		sb_free(&el);
-		return;
+		sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)   /* rows 8..15 of a block follow rows 0..7: add their total (the last row group's) */", n);
+		sm90_line(e, "\tif (a_ %% 4 >= 2)");
+		sm90_line(e, "\t\tv_[a_] += __shfl_sync(0xffffffffu, v_[a_ - 2], 28 + (int)(lane_ %% 4u));");
 	}
+	if (seg != 8 && seg != 16)   /* the segments span 16-row blocks: add the blocks' totals */
+		acc_cumsum_blocks(e, dst, id, n, ty, seg, across, nslab, nblk);
 	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)   /* rows 8..15 of a block follow rows 0..7: add their total (the last row group's) */", n);
-	sm90_line(e, "\tif (a_ %% 4 >= 2)");
-	sm90_line(e, "\t\tv_[a_] += __shfl_sync(0xffffffffu, v_[a_ - 2], 28 + (int)(lane_ %% 4u));");
+	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)", n);
+	sm90_line(e, "\t%s[a_] = v_[a_];", dst->name);
+	e->ind--;
+	sm90_line(e, "}");
+	sb_free(&el);
+}
+
+/* cumsum's block step: the last row group of each 16-row block leaves its totals in a
+ * [slab][block][column] array, a named barrier, every row adds the totals of the blocks above
+ * it (in its segment of seg rows when seg is not 0), a second barrier frees the array. */
+static void acc_cumsum_blocks(Em *e, const PlanFrag *dst, int id, int n, const char *ty, long long seg, bool across, int nslab, int nblk)
+{
+	const PlanRole *r = &e->p->roles[e->role];
+	int ri = e->role;
+	long long half = dst->wg_cols / 2;
 	const char *wr = r->warp_lo ? arena_printf(&e->c->arena, "((int)warp - %d)", r->warp_lo) : "(int)warp";
 	const char *slab = nslab > 1 ? "(int)role_wg" : "0";
 	const char *blk0 = across ? arena_printf(&e->c->arena, "(int)role_wg * %d + ", dst->mtiles * 4) : "";
@@ -177,12 +183,6 @@ void sm90_acc_cumsum(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "\t}");
 	sm90_line(e, "}");
 	sm90_line(e, "named_bar_sync(%du, %du);   /* the scratch is free again (a scan in a loop) */", ri + 1, r->nthreads);
-	sm90_line(e, "#pragma unroll");
-	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_)", n);
-	sm90_line(e, "\t%s[a_] = v_[a_];", dst->name);
-	e->ind--;
-	sm90_line(e, "}");
-	sb_free(&el);
 }
 
 /* The element loop writing acc-layout value `val` (over tile ref) into the f32 array at C
