@@ -8,8 +8,8 @@
  *
  * The statement table (`cake cost --lines N`) ranks the statements by the work the walk
  * counted for them per tile (cost_count's CostStmt), weighing vector operations, lane
- * shuffles at the model's shuffle cost and wgmma FLOPs at the model's ratio of the two
- * rates, and apportions the prediction's vector and tensor parts to them by their share of
+ * shuffles at the model's shuffle cost and wgmma FLOPs by their share of the predicted
+ * tensor time against the vector time, and apportions the prediction's vector and tensor parts to them by their share of
  * their role's operations: where the model thinks the time goes, line by line. The shares
  * are the model's, not a profile: it counts issued element operations, not latency.
  */
@@ -22,9 +22,15 @@
 
 _Static_assert(COST_REPORT_MAX_LINES == COST_MAX_STMTS, "costreport.h's limit is the walk's statement table");
 
+#define REPORT_ROLES 64
+
+/* One statement of the table: its weight for the ranking and its shares of its role's work. */
 typedef struct Ranked {
 	const CostStmt *s;
-	double w;   /* vector-equivalent operations */
+	double v;          /* vector operations, shuffles weighed at the model's shuffle cost */
+	double w;          /* the rank: v plus its wgmma FLOPs in vector-equivalent operations */
+	double vs, fs;     /* shares of its role's vector operations and wgmma FLOPs */
+	bool crit;         /* a statement of the main loop's role: the prediction's parts apportioned */
 } Ranked;
 
 static int ranked_cmp(const void *a, const void *b)
@@ -38,70 +44,65 @@ static void report_lines(StrBuf *out, const Plan *p, const CostCounts *c, const 
                          int lines, bool json)
 {
 	double sc = m->c[CC_SHFL_COST];
-	double role_v[64] = {0}, role_f[64] = {0};
+	double role_v[REPORT_ROLES] = {0}, role_f[REPORT_ROLES] = {0};
 	Ranked r[COST_MAX_STMTS];
 	int n = 0;
-	for (int i = 0; i < c->nstmts; i++) {
+	for (int i = 0; i < c->nstmts; i++, n++) {
 		const CostStmt *s = &c->stmts[i];
-		double v = s->vec_ops + sc * s->shfl;
-		if (s->role >= 0 && s->role < 64)
-			role_v[s->role] += v, role_f[s->role] += s->mma_flops;
-		r[n].s = s, r[n].w = v;
-		n++;
+		r[n] = (Ranked){.s = s, .v = s->vec_ops + sc * s->shfl};
+		if (s->role >= 0 && s->role < REPORT_ROLES)
+			role_v[s->role] += r[n].v, role_f[s->role] += s->mma_flops;
 	}
-	/* wgmma work ranks by its tensor time against the vector time of the same role */
 	for (int i = 0; i < n; i++) {
 		const CostStmt *s = r[i].s;
-		if (s->mma_flops > 0 && s->role >= 0 && s->role < 64 && role_f[s->role] > 0 && pr->vector_us > 0 && role_v[s->role] > 0)
-			r[i].w += s->mma_flops / role_f[s->role] * pr->tensor_us / pr->vector_us * role_v[s->role];
+		bool known = s->role >= 0 && s->role < REPORT_ROLES;
+		r[i].vs = known && role_v[s->role] > 0 ? r[i].v / role_v[s->role] : 0;
+		r[i].fs = known && role_f[s->role] > 0 ? s->mma_flops / role_f[s->role] : 0;
+		r[i].crit = c->loop_role && s->role >= 0 && s->role < p->nroles && !strcmp(p->roles[s->role].name, c->loop_role);
+		/* wgmma work ranks by its share of the tensor time, in the role's vector operations per
+		 * microsecond of vector time */
+		r[i].w = r[i].v;
+		if (s->mma_flops > 0 && known && pr->vector_us > 0 && role_v[s->role] > 0)
+			r[i].w += r[i].fs * pr->tensor_us / pr->vector_us * role_v[s->role];
 		else if (s->mma_flops > 0)
 			r[i].w += s->mma_flops / 64;   /* no vector work to weigh against: a rough rank */
 	}
 	qsort(r, (size_t)n, sizeof r[0], ranked_cmp);
 	if (lines > n)
 		lines = n;
-	if (json) {
+	bool rest = c->stmt_rest.vec_ops + c->stmt_rest.mma_flops > 0;
+	if (json)
 		sb_puts(out, ",\"lines\":[");
-		for (int i = 0; i < lines; i++) {
-			const CostStmt *s = r[i].s;
-			double vs = s->role >= 0 && s->role < 64 && role_v[s->role] > 0 ? (s->vec_ops + sc * s->shfl) / role_v[s->role] : 0;
-			double fs = s->role >= 0 && s->role < 64 && role_f[s->role] > 0 ? s->mma_flops / role_f[s->role] : 0;
-			bool crit = c->loop_role && s->role >= 0 && s->role < p->nroles && !strcmp(p->roles[s->role].name, c->loop_role);
+	else {
+		sb_printf(out, "statements, by the work counted per tile (the %d heaviest of %d%s; vector and tensor time of role %s apportioned by share):\n",
+		          lines, c->nstmts + rest, rest ? ", the rest summed" : "", c->loop_role ? c->loop_role : "(none)");
+		sb_printf(out, "  %-10s %-8s %12s %7s %10s %12s %7s %10s %8s\n", "line:col", "role", "vector ops", "share", "vector us", "wgmma FLOP",
+		          "share", "tensor us", "waits");
+	}
+	for (int i = 0; i < lines; i++) {
+		const Ranked *t = &r[i];
+		const CostStmt *s = t->s;
+		const char *role = s->role >= 0 && s->role < p->nroles ? p->roles[s->role].name : "?";
+		if (json) {
 			sb_printf(out, "%s{\"line\":%d,\"col\":%d,\"role\":", i ? "," : "", s->line, s->col);
-			sb_json_str(out, s->role >= 0 && s->role < p->nroles ? p->roles[s->role].name : "?");
+			sb_json_str(out, role);
 			sb_printf(out, ",\"vec_ops\":%.6g,\"shuffles\":%.6g,\"mma_flops\":%.6g,\"bytes\":%.6g,\"waits\":%.6g,"
 			          "\"vector_share\":%.4f,\"tensor_share\":%.4f,\"vector_us\":%.3f,\"tensor_us\":%.3f}",
-			          s->vec_ops, s->shfl, s->mma_flops, s->bytes, s->waits, vs, fs, crit ? vs * pr->vector_us : 0,
-			          crit ? fs * pr->tensor_us : 0);
+			          s->vec_ops, s->shfl, s->mma_flops, s->bytes, s->waits, t->vs, t->fs, t->crit ? t->vs * pr->vector_us : 0,
+			          t->crit ? t->fs * pr->tensor_us : 0);
+			continue;
 		}
-		sb_puts(out, "]");
-		return;
-	}
-	sb_printf(out, "statements, by the work counted per tile (the %d heaviest of %d%s; vector and tensor time of role %s apportioned by share):\n",
-	          lines, c->nstmts + (c->stmt_rest.vec_ops + c->stmt_rest.mma_flops > 0), c->stmt_rest.vec_ops + c->stmt_rest.mma_flops > 0 ? ", the rest summed" : "",
-	          c->loop_role ? c->loop_role : "(none)");
-	sb_printf(out, "  %-10s %-8s %12s %7s %10s %12s %7s %10s %8s\n", "line:col", "role", "vector ops", "share", "vector us", "wgmma FLOP",
-	          "share", "tensor us", "waits");
-	for (int i = 0; i < lines; i++) {
-		const CostStmt *s = r[i].s;
-		double v = s->vec_ops + sc * s->shfl;
-		double vs = s->role >= 0 && s->role < 64 && role_v[s->role] > 0 ? v / role_v[s->role] : 0;
-		double fs = s->role >= 0 && s->role < 64 && role_f[s->role] > 0 ? s->mma_flops / role_f[s->role] : 0;
-		bool crit = c->loop_role && s->role >= 0 && s->role < p->nroles && !strcmp(p->roles[s->role].name, c->loop_role);
-		char lc[32];
+		char lc[32], vu[16] = "-", fu[16] = "-";
 		snprintf(lc, sizeof lc, "%d:%d", s->line, s->col);
-		sb_printf(out, "  %-10s %-8s %12.4g %6.1f%% ", lc, s->role >= 0 && s->role < p->nroles ? p->roles[s->role].name : "?", v, 100 * vs);
-		if (crit)
-			sb_printf(out, "%10.1f ", vs * pr->vector_us);
-		else
-			sb_printf(out, "%10s ", "-");
-		sb_printf(out, "%12.4g %6.1f%% ", s->mma_flops, 100 * fs);
-		if (crit)
-			sb_printf(out, "%10.1f ", fs * pr->tensor_us);
-		else
-			sb_printf(out, "%10s ", "-");
-		sb_printf(out, "%8.4g\n", s->waits);
+		if (t->crit) {
+			snprintf(vu, sizeof vu, "%.1f", t->vs * pr->vector_us);
+			snprintf(fu, sizeof fu, "%.1f", t->fs * pr->tensor_us);
+		}
+		sb_printf(out, "  %-10s %-8s %12.4g %6.1f%% %10s %12.4g %6.1f%% %10s %8.4g\n", lc, role, t->v, 100 * t->vs, vu, s->mma_flops,
+		          100 * t->fs, fu, s->waits);
 	}
+	if (json)
+		sb_puts(out, "]");
 }
 
 int cost_report(StrBuf *out, const Plan *p, const char *shape, const char *target, const char *model_path,
