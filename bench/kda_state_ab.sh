@@ -8,7 +8,7 @@
 # recurrence; per-stage medians from --iters extra launches); the table printed last has the
 # layer and state-stage medians of each and the ratio.
 #
-#   [CAKE=bin/cake] [ROUNDS=2] [ITERS=10] [OUT=DIR] [AB_ONLY=REGEX] [F=FILE] sh bench/kda_state_ab.sh
+#   [CAKE=bin/cake] [ROUNDS=2] [ITERS=10] [CHECK_HEADS=4] [OUT=DIR] [AB_ONLY=REGEX] [F=FILE] sh bench/kda_state_ab.sh
 #
 # F: another kda_prefill_split_lb.cake holding the same kernel names (a candidate, e.g. the
 # file with bench/proto/s15/statet_3stage.patch applied).
@@ -29,7 +29,7 @@ one() {
 	name=$1 st=$2
 	shift 2
 	j="$OUT/$name.$st.json"
-	if "$CAKE" kda --mode prefill --lower-bound -5 --iters "$ITERS" --format=json "$@" \
+	if "$CAKE" kda --mode prefill --lower-bound -5 --iters "$ITERS" --check-heads "${CHECK_HEADS:-4}" --format=json "$@" \
 		--kernel "$F:kda_split_prep_lb+$st+kda_split_tail" >"$j" 2>"$OUT/$name.$st.err"; then
 		python3 - "$j" "$name" "$st" >>"$OUT/ab.tsv" <<'PY'
 import json, sys
