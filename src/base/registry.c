@@ -540,8 +540,9 @@ R("CK-SEM-035", CAT_LANGUAGE, SEV_ERROR, 1, "bad builtin argument",
   "A builtin got the wrong number of arguments or an argument its type rule rejects: a "
   "non-float argument to exp/log/sigmoid..., a non-rank-2 argument to a row/column "
   "reduction, tril/triu, trisolve or topk, a non-square L, a non-constant or out-of-range "
-  "cumsum dimension or topk k, a cumsum segment length that is not a constant dividing "
-  "the dimension, a non-bool where() condition, a non-vector rows()/cols() argument."),
+  "cumsum dimension or topk k, a cumsum segment length or trisolve block size that is not "
+  "a constant dividing the dimension, a non-bool where() condition, a non-vector "
+  "rows()/cols() argument."),
 R("CK-SEM-036", CAT_LANGUAGE, SEV_ERROR, 1, "operator type",
   "An operator got operands of the wrong type class: && || ! need bool; % << >> need "
   "integers; arithmetic and ordering need numbers; loop bounds and slice indices need "

@@ -44,7 +44,7 @@ static const Builtin TABLE[BI__COUNT] = {
 	{ "cumsum", BI_CUMSUM, 2, 3, 1, BR_CUMSUM, DT_NONE, "cumsum(x, dim [, seg]) -> inclusive prefix sum along constant dim 0 or 1, restarting every seg elements (a constant dividing the extent)" },
 	{ "tril", BI_TRIL, 1, 2, 1, BR_TRI, DT_NONE, "tril(x [M,N] [, diag]) -> x with elements above diagonal diag zeroed" },
 	{ "triu", BI_TRIU, 1, 2, 1, BR_TRI, DT_NONE, "triu(x [M,N] [, diag]) -> x with elements below diagonal diag zeroed" },
-	{ "trisolve", BI_TRISOLVE, 1, 2, 1, BR_TRISOLVE, DT_NONE, "trisolve(L [C,C], B [C,D]) -> X [C,D] solving L X = B, L lower triangular; trisolve(L) -> L^-1" },
+	{ "trisolve", BI_TRISOLVE, 1, 2, 1, BR_TRISOLVE, DT_NONE, "trisolve(L [C,C], B [C,D]) -> X [C,D] solving L X = B, L lower triangular; trisolve(L) -> L^-1; trisolve(L, S) -> the inverses of L's S x S diagonal blocks" },
 	{ "topk", BI_TOPK, 2, 2, 2, BR_TOPK, DT_NONE, "v, i = topk(x [M,N], k) -> ([M,k] largest, [M,k] i32 column)" },
 	{ "rows", BI_ROWS, 1, 1, 1, BR_BCAST_ROWS, DT_NONE, "rows(v [M]) -> [M,N], v[i] along row i; N from the context" },
 	{ "cols", BI_COLS, 1, 1, 1, BR_BCAST_COLS, DT_NONE, "cols(v [N]) -> [M,N], v[j] down column j; M from the context" },

@@ -828,9 +828,10 @@ static bool check_call(Sema *s, Expr *e)
 			return false;
 		e->type = a[0]->type;
 		return true;
-	case BR_TRISOLVE:
+	case BR_TRISOLVE: {
+		bool blocks = e->nargs == 2 && a[1]->type.rank == 0;   /* trisolve(L, S): the inverses of L's S x S diagonal blocks */
 		if (!arg_rank2(s, b, a[0]) || !arg_float(s, b, a[0], false) ||
-		    (e->nargs == 2 && (!arg_rank2(s, b, a[1]) || !arg_float(s, b, a[1], false))))
+		    (e->nargs == 2 && !blocks && (!arg_rank2(s, b, a[1]) || !arg_float(s, b, a[1], false))))
 			return false;
 		if (a[0]->type.cdims[0] != a[0]->type.cdims[1]) {
 			Diag *d = sema_err(s, "CK-SEM-035", a[0]->span, "trisolve() needs a square L, but it is %s",
@@ -838,7 +839,18 @@ static bool check_call(Sema *s, Expr *e)
 			diag_set(&d->hint, "%s", b->doc);
 			return false;
 		}
-		if (e->nargs == 1) {   /* trisolve(L): the inverse, L X = I */
+		if (blocks) {
+			long long R = a[0]->type.cdims[0];
+			if (!arg_const(s, b, a[1], "block size", 1, R > 0 ? R : (1ll << 40)))
+				return false;
+			if (R > 0 && R % a[1]->cval) {
+				Diag *d = sema_err(s, "CK-SEM-035", a[1]->span, "the block size of trisolve() is %lld, which does not divide L's %lld rows",
+				                   a[1]->cval, R);
+				diag_set(&d->hint, "the diagonal blocks must tile L: a divisor of %lld", R);
+				return false;
+			}
+		}
+		if (e->nargs == 1 || blocks) {   /* trisolve(L): the inverse, L X = I; with S, of each diagonal block */
 			e->type = a[0]->type;
 			return true;
 		}
@@ -856,6 +868,7 @@ static bool check_call(Sema *s, Expr *e)
 		}
 		e->type = a[1]->type;
 		return true;
+	}
 	case BR_TOPK:
 		if (!arg_rank2(s, b, a[0]))
 			return false;

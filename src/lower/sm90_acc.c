@@ -256,11 +256,23 @@ static void quad_store(Em *e, const char *cst, long long ldx, const char *x)
 void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 {
 	const Expr *call = s->src;
-	bool inv = call->nargs == 1;   /* trisolve(L) = L^-1: B is the identity, never written to the scratch */
+	/* trisolve(L, S): the inverses of L's S x S diagonal blocks (a scalar second argument) */
+	long long S = 0;
+	bool blocks = call->nargs == 2 && call->args[1]->type.rank == 0;
+	if (blocks && !eval_expr(call->args[1], e->k, NULL, &S))
+		S = -1;
+	bool inv = call->nargs == 1 || blocks;   /* trisolve(L) = L^-1: B is the identity, never written to the scratch */
 	const PlanFrag *lf = call->nargs >= 1 ? sm90_find_acc(e, call->args[0]) : NULL;
-	const PlanFrag *bf = call->nargs == 2 ? sm90_find_acc(e, call->args[1]) : NULL;
+	const PlanFrag *bf = call->nargs == 2 && !blocks ? sm90_find_acc(e, call->args[1]) : NULL;
 	const PlanRole *r = &e->p->roles[e->role];
 	long long R = dst->rows, C = dst->cols;
+	if (blocks && S == R)
+		blocks = false;   /* one block: the plain inverse */
+	if (blocks && (S != R / 2 || R / 4 < 4)) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, %lld) over %lld rows is lowered for sm_90a with blocks of half of L's rows only", S, R);
+		diag_set(&d->hint, "blocks of %lld rows (the two halves), or the whole L (trisolve(L))", R / 2);
+		return;
+	}
 	long long off = e->p->scratch_role ? e->p->scratch_role[e->role] : -1;
 	bool rhs_ok = inv ? C == R : bf && bf->role == e->role && bf->regs_per_thread != 0 && bf->rows == R && bf->cols == C;
 	if (!lf || !rhs_ok || lf->role != e->role || lf->regs_per_thread == 0 || lf->rows != R ||
@@ -289,7 +301,9 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
 	const char *pass = npass > 1 ? "ps_" : NULL;
 	const char *what = arena_printf(&e->c->arena, "forward substitution: %s, a lane quad per column sweeps %lld rows, X back%s",
-	                                inv ? "L to shared memory, B the identity (X = L^-1 is lower triangular: each warp starts at the block of its first column)" : "L and B to shared memory", R,
+	                                blocks ? "L to shared memory, B the identity, the two diagonal halves apart (each column sweeps its own half; L's lower-left block is never read)"
+	                                : inv ? "L to shared memory, B the identity (X = L^-1 is lower triangular: each warp starts at the block of its first column)" : "L and B to shared memory",
+	                                blocks ? R / 2 : R,
 	                                npass > 1 ? arena_printf(&e->c->arena, "; %lld passes of %lld columns (the scratch that fits)", npass, P) : "");
 	sm90_ir_comment(e, s->span, what);
 	sm90_line(e, "{");
@@ -337,13 +351,18 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
 		sm90_line(e, "\tx_[m_] = col_ < %lld && 4 * (bs_ + m_) + q_ == gc_ ? 1.0f : 0.0f;   /* rows 4 (bs_ + m_) + q_ of the identity */", P);
 	}
+	const char *be = arena_printf(&e->c->arena, "%lld", R4);
+	if (blocks) {   /* a column's sweep ends with its half */
+		sm90_line(e, "const int be_ = bs_ < %lld ? %lld : %lld;", R4 / 2, R4 / 2, R4);
+		be = "be_";
+	}
 	sm90_line(e, "#pragma unroll 1");
-	sm90_line(e, "for (int b_ = %s; b_ < %lld; ++b_) {", inv ? "bs_" : "0", R4);
+	sm90_line(e, "for (int b_ = %s; b_ < %s; ++b_) {", inv ? "bs_" : "0", be);
 	e->ind++;
 	quad_block(e, "x_[0]", false);
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 1; m_ < %lld; ++m_)", R4);
-	sm90_line(e, "\tif (b_ + m_ < %lld) {", R4);
+	sm90_line(e, "\tif (b_ + m_ < %s) {", be);
 	quad_update(e, "\t\t", "b_ + m_", "x_[m_]");
 	sm90_line(e, "\t}");
 	quad_store(e, cst, ldx, "x_[0]");
@@ -377,12 +396,13 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	for (int half = inv && R4 >= 4 ? 1 : 0; half >= 0; half--) {
 		if (inv && R4 >= 4)
 			sm90_line(e, half ? "if (bs_ >= %lld) {   /* the upper half of this warp's columns is 0 */" : "} else {", R4 / 2);
+		long long end = blocks && !half ? R4 / 2 : R4;   /* with blocks, the upper half's columns stop at the middle */
 		sm90_line(e, "#pragma unroll");
-		sm90_line(e, "for (int b_ = %lld; b_ < %lld; ++b_) {", half ? R4 / 2 : 0LL, R4);
+		sm90_line(e, "for (int b_ = %lld; b_ < %lld; ++b_) {", half ? R4 / 2 : 0LL, end);
 		e->ind++;
 		quad_block(e, "x_[b_]", true);
 		sm90_line(e, "#pragma unroll");
-		sm90_line(e, "for (int m_ = b_ + 1; m_ < %lld; ++m_) {", R4);
+		sm90_line(e, "for (int m_ = b_ + 1; m_ < %lld; ++m_) {", end);
 		quad_update(e, "\t", "m_", "x_[m_]");
 		sm90_line(e, "}");
 		e->ind--;
@@ -413,8 +433,11 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", dst->regs_per_thread);
 	sm90_acc_decode(e, dst);
 	/* the inverse's rows above the diagonal are 0 and were never swept (the scratch holds other data there) */
-	const char *val = inv ? arena_printf(&e->c->arena, "row0_ + mt_ * 64 + 8 * h_ < col0_ + 8 * j_ + e_%s ? 0.0f : tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]",
-	                                     pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", ldx)
+	/* ... and with blocks, the lower-left block too (the compact sweep stops storing at the middle) */
+	const char *lowleft = blocks ? arena_printf(&e->c->arena, " || (row0_ + mt_ * 64 + 8 * h_ >= %lld && col0_ + 8 * j_ + e_%s < %lld)", R / 2,
+	                                            pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", R / 2) : "";
+	const char *val = inv ? arena_printf(&e->c->arena, "row0_ + mt_ * 64 + 8 * h_ < col0_ + 8 * j_ + e_%s%s ? 0.0f : tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]",
+	                                     pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", lowleft, ldx)
 	                      : arena_printf(&e->c->arena, "tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]", ldx);
 	if (pass) {
 		sm90_line(e, "\tif ((unsigned)(col0_ + 8 * j_ + e_) < %lldu)", P);

@@ -156,6 +156,8 @@ KERNEL=acc_triinv_passes EMU_DEFS=-DCAKE_COMPACT=1 acc_case acc_triinv_passes_co
 KERNEL=acc_triinv EMU_DEFS=-DCAKE_COMPACT=1 MUTATE='s|) / 4);   /\* the warp|) / 4 + 1);   /* the warp|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 49
 # ... and the unrolled form's second sweep (warps whose columns start in the lower half) too
 KERNEL=acc_triinv MUTATE='s|for (int b_ = 8; b_ < 16; ++b_) {|for (int b_ = 9; b_ < 16; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 50
+# ... and trisolve(L, 32)'s upper-half columns sweeping one block short of the middle
+KERNEL=acc_triinv MUTATE='s|for (int b_ = 0; b_ < 8; ++b_) {|for (int b_ = 0; b_ < 7; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 54
 # wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
 # an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17

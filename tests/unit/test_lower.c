@@ -1416,7 +1416,10 @@ static void test_acc_primitives(void **state)
 	/* ... and a segment the layout does not hold whole (4 rows: a quarter of a row half) */
 	char *c5 = text_with(ACCP, "g = cumsum(x, 0)", "g = cumsum(x, 0, 4)");
 	expect_refused(c5, "CK-LOW-002");
-	free(c1), free(c2), free(c3), free(c4), free(c5);
+	/* ... and a block-diagonal inverse in blocks other than L's halves */
+	char *c6 = text_with(ACCP, "    store O[b, :, :] <- g\n", "    store O[b, :, :] <- g\n    l = trisolve(l, 16)\n");
+	expect_refused(c6, "CK-LOW-002");
+	free(c1), free(c2), free(c3), free(c4), free(c5), free(c6);
 	/* a column vector broadcast over a split-n tile and over an unsplit one: it keeps the
 	 * split-n layout and the second broadcast is a relayout through shared memory */
 	char *m1 = text_with(ACCP, "  frag gc: f32[128] in work\n", "  frag gc: f32[128] in work\n  frag u: f32[64, 128] in work\n");

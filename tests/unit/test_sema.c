@@ -950,6 +950,19 @@ static void test_cumsum_segment_accepted(void **state)
 	free(src);
 }
 
+/* §6: trisolve(L, S) takes a constant block size dividing L's rows */
+static void test_035_trisolve_block_not_dividing(void **state)
+{
+	(void)state;
+	char *s1 = mutate(GEMM, "  frag acc", "  frag l: f32[64, 64] in mma\n  frag acc");
+	char *s2 = mutate(s1, "    acc = 0\n", "    acc = 0\n    l = trisolve(l, 48)\n");
+	Fx *f;
+	expect_one_at(&f, s2, "CK-SEM-035", "48)", 0);
+	fx_free(f);
+	free(s1);
+	free(s2);
+}
+
 static void test_037_let_of_fragment(void **state)
 {
 	(void)state;
@@ -1172,6 +1185,7 @@ int main(void)
 		cmocka_unit_test(test_027_mma_minus_assign),
 		cmocka_unit_test(test_035_cumsum_segment_not_dividing),
 		cmocka_unit_test(test_cumsum_segment_accepted),
+		cmocka_unit_test(test_035_trisolve_block_not_dividing),
 		cmocka_unit_test(test_037_let_of_fragment),
 		cmocka_unit_test(test_037_smem_as_value),
 		cmocka_unit_test(test_038_zero_arrivals),

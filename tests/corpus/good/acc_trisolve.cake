@@ -73,6 +73,7 @@ kernel acc_triinv target sm_90a
   param Lm:   global f32[B, 64, 64]
   param OutI: global f32[B, 64, 64]
   param OutJ: global f32[B, 64, 64]
+  param OutK: global f32[B, 64, 64]
   grid (B) as (b)
   role lead warps 0..3
   role work warps 4..11
@@ -91,6 +92,8 @@ kernel acc_triinv target sm_90a
     akk = where(col_idx() == row_idx(), 1.0, akk)
     ai = trisolve(akk)
     store OutI[b, :, :] <- ai
+    ai = trisolve(akk, 32)   # the two diagonal halves' inverses: the lower-left block ignored
+    store OutK[b, :, :] <- ai
     akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
     aj = trisolve(akk)
     store OutJ[b, :, :] <- aj
@@ -101,6 +104,7 @@ kernel acc_triinv_passes target sm_90a
   param Lm:   global f32[B, 64, 64]
   param OutI: global f32[B, 64, 64]
   param OutJ: global f32[B, 64, 64]
+  param OutK: global f32[B, 64, 64]
   grid (B) as (b)
   role work warps 0..7
   smem pad: f32[200, 265]           # unused: it leaves room for the scratch of 32 columns, not 64
@@ -115,6 +119,8 @@ kernel acc_triinv_passes target sm_90a
     akk = where(col_idx() == row_idx(), 1.0, akk)
     ai = trisolve(akk)
     store OutI[b, :, :] <- ai
+    ai = trisolve(akk, 32)
+    store OutK[b, :, :] <- ai
     akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
     aj = trisolve(akk)
     store OutJ[b, :, :] <- aj
