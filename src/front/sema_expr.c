@@ -660,6 +660,21 @@ static bool arg_const(Sema *s, const Builtin *b, Expr *a, const char *what, long
 	return true;
 }
 
+/* A constant that tiles an extent (cumsum's segment length, trisolve's block size): in
+ * 1 .. ext and dividing it (ext unknown, <= 0: only positive). */
+static bool arg_divisor(Sema *s, const Builtin *b, Expr *a, const char *what, long long ext)
+{
+	if (!arg_const(s, b, a, what, 1, ext > 0 ? ext : (1ll << 40)))
+		return false;
+	if (ext > 0 && ext % a->cval) {
+		Diag *d = sema_err(s, "CK-SEM-035", a->span, "the %s of %s() is %lld, which does not divide the extent %lld", what, b->name,
+		                   a->cval, ext);
+		diag_set(&d->hint, "pieces of that length must tile the extent: a divisor of %lld", ext);
+		return false;
+	}
+	return true;
+}
+
 bool sema_shape_err(Sema *s, Span sp, const char *what, const Type *a, const Type *b)
 {
 	Diag *d = sema_err(s, "CK-SEM-030", sp, "%s: shapes %s and %s do not match",
@@ -809,15 +824,8 @@ static bool check_call(Sema *s, Expr *e)
 		if (!arg_float(s, b, a[0], true) || !arg_const(s, b, a[1], "dimension", 0, a[0]->type.rank - 1))
 			return false;
 		if (e->nargs == 3) {   /* cumsum(x, dim, seg): the scan restarts every seg elements */
-			long long ext = a[0]->type.cdims[a[1]->cval];
-			if (!arg_const(s, b, a[2], "segment length", 1, ext > 0 ? ext : (1ll << 40)))
+			if (!arg_divisor(s, b, a[2], "segment length", a[0]->type.cdims[a[1]->cval]))
 				return false;
-			if (ext > 0 && ext % a[2]->cval) {
-				Diag *d = sema_err(s, "CK-SEM-035", a[2]->span, "the segment length of cumsum() is %lld, which does not divide the dimension's %lld",
-				                   a[2]->cval, ext);
-				diag_set(&d->hint, "segments must tile the dimension: a divisor of %lld", ext);
-				return false;
-			}
 		}
 		e->type = a[0]->type;
 		return true;
@@ -839,17 +847,8 @@ static bool check_call(Sema *s, Expr *e)
 			diag_set(&d->hint, "%s", b->doc);
 			return false;
 		}
-		if (blocks) {
-			long long R = a[0]->type.cdims[0];
-			if (!arg_const(s, b, a[1], "block size", 1, R > 0 ? R : (1ll << 40)))
-				return false;
-			if (R > 0 && R % a[1]->cval) {
-				Diag *d = sema_err(s, "CK-SEM-035", a[1]->span, "the block size of trisolve() is %lld, which does not divide L's %lld rows",
-				                   a[1]->cval, R);
-				diag_set(&d->hint, "the diagonal blocks must tile L: a divisor of %lld", R);
-				return false;
-			}
-		}
+		if (blocks && !arg_divisor(s, b, a[1], "block size", a[0]->type.cdims[0]))
+			return false;
 		if (e->nargs == 1 || blocks) {   /* trisolve(L): the inverse, L X = I; with S, of each diagonal block */
 			e->type = a[0]->type;
 			return true;

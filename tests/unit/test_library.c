@@ -29,6 +29,7 @@
 
 #include "lib/lib.h"
 #include "lib/rt/cake_gemm.h"
+#include "lib_launch.h"
 
 /* Check the launch of kid at family dims fd: domain, grid limits, TMA strides. */
 /* Is kid the kernel named name in ls's family? */
@@ -37,36 +38,6 @@ static bool is_kernel(const LibSet *ls, int kid, const char *name)
 	return kid >= 0 && kid < ls->fam->nkernels && !strcmp(ls->fam->kernels[kid], name);
 }
 
-static void check_launch(const LibSet *ls, int kid, const long long *fd, const char *what)
-{
-	const Kernel *k = ls->kern[kid];
-	const Plan *p = ls->plan[kid];
-	assert_non_null(p);
-	long long dv[16] = {0};
-	for (int d = 0; d < k->ndims; d++)
-		dv[d] = fd[lib_dim_index(ls->fam, k->dims[d])];
-	const char *f = NULL;
-	if (!eval_domain(k, dv, &f)) {
-		fail_msg("%s: kernel %s launched outside its domain ('%s' is false)", what, k->name, f ? f : "?");
-	}
-	long long tiles = 1;
-	for (int a = 0; a < 3; a++) {
-		long long e = 1;
-		if (p->grid[a] && !eval_expr(p->grid[a], k, dv, &e))
-			fail_msg("%s: kernel %s: grid extent %d does not evaluate", what, k->name, a);
-		if (e < 1 || e > (a && !p->persistent ? 65535 : 0x7fffffffll))
-			fail_msg("%s: kernel %s: grid extent %d is %lld", what, k->name, a, e);
-		tiles *= e;
-	}
-	if (p->persistent && tiles > 0x7fffffffll)   /* the tile index of a persistent grid is 32-bit */
-		fail_msg("%s: kernel %s: %lld tiles", what, k->name, tiles);
-	for (int t = 0; t < p->ntmaps; t++)
-		for (int d = 1; d < p->tmaps[t].rank; d++) {
-			long long s = 0;
-			if (!eval_expr(p->tmaps[t].gstrides[d], k, dv, &s) || s % 16)
-				fail_msg("%s: kernel %s: TMA stride %d of %s is %lld", what, k->name, d, p->tmaps[t].param, s);
-		}
-}
 
 /* Exactly one guard of each axis, and it is the chosen route. */
 static void check_guards(const LibVerdict *v, const char *what)

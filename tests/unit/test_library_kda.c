@@ -31,6 +31,7 @@
 
 #include "lib/lib.h"
 #include "family/kda.h"
+#include "lib_launch.h"
 
 /* The KDA shape variables (kda_dispatch.inc's KDA_VARS order). */
 enum { V_B, V_T, V_H, V_DK, V_DV, V_N, V_VARLEN, V_BF16, V_DECODE, V_LB };
@@ -38,40 +39,6 @@ enum { V_B, V_T, V_H, V_DK, V_DV, V_N, V_VARLEN, V_BF16, V_DECODE, V_LB };
 enum { R_SPLIT, R_SPLIT_BF16, R_PREFILL_LB, R_PREFILL_VARLEN_LB, R_PREFILL_BF16_LB, R_PREFILL_BF16_LB_SEQ, R_PREFILL,
        R_PREFILL_VARLEN, R_DECODE, R_DECODE_LB, R_DECODE_BF16, R_DECODE_BF16_LB, R_N };
 
-static void check_launch(const LibSet *ls, int kid, const long long *fd, const char *what)
-{
-	const Kernel *k = ls->kern[kid];
-	const Plan *p = ls->plan[kid];
-	assert_non_null(p);
-	long long dv[16] = {0};
-	for (int d = 0; d < k->ndims; d++)
-		dv[d] = fd[lib_dim_index(ls->fam, k->dims[d])];
-	const char *f = NULL;
-	if (!eval_domain(k, dv, &f))
-		fail_msg("%s: kernel %s launched outside its domain ('%s' is false)", what, k->name, f ? f : "?");
-	long long tiles = 1;
-	for (int a = 0; a < 3; a++) {
-		long long e = 1;
-		if (p->grid[a] && !eval_expr(p->grid[a], k, dv, &e))
-			fail_msg("%s: kernel %s: grid extent %d does not evaluate", what, k->name, a);
-		if (e < 1 || e > (a && !p->persistent ? 65535 : 0x7fffffffll))
-			fail_msg("%s: kernel %s: grid extent %d is %lld", what, k->name, a, e);
-		tiles *= e;
-	}
-	if (p->persistent && tiles > 0x7fffffffll)
-		fail_msg("%s: kernel %s: %lld tiles", what, k->name, tiles);
-	for (int t = 0; t < p->ntmaps; t++)
-		for (int d = 0; d < p->tmaps[t].rank; d++) {
-			long long s = 0, e = 0;
-			if (!eval_expr(p->tmaps[t].gdims[d], k, dv, &e) || e < 1 || e > (1ll << 32))
-				fail_msg("%s: kernel %s: TMA extent %d of %s is %lld", what, k->name, d, p->tmaps[t].param, e);
-			if (d && (!eval_expr(p->tmaps[t].gstrides[d], k, dv, &s) || s % 16))
-				fail_msg("%s: kernel %s: TMA stride %d of %s is %lld", what, k->name, d, p->tmaps[t].param, s);
-		}
-	for (int i = 0; i < k->ndims; i++)   /* dims travel as i32 arguments */
-		if (dv[i] > 0x7fffffffll)
-			fail_msg("%s: kernel %s: dim %s = %lld does not fit an i32", what, k->name, k->dims[i], dv[i]);
-}
 
 static bool cu_valid(const int64_t *cu, long long n1, long long T)
 {
