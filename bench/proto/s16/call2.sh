@@ -20,7 +20,7 @@ cp /tmp/lib/kda_smoke.log "$OUT/" 2>/dev/null
 if [ "$(left)" -gt 60 ]; then
 	SANITIZE_CASES='kda_split_T200|kda_split_varlen' OUT=/tmp/san timeout $(($(left) - 10)) bash bench/sanitize.sh > "$OUT/san.txt" 2>&1
 fi
-tar -C /tmp -czf "$OUT/logs.tgz" kb lib san --exclude='*.bin' --exclude='*.npy' --exclude='*.pt' 2>/dev/null
+tar -C /tmp --exclude='*.bin' --exclude='*.npy' --exclude='*.pt' -czf "$OUT/logs.tgz" kb lib san 2>/dev/null
 echo "== paper"; tail -30 "$OUT/kda_paper.txt"
 echo "== lib"; tail -14 "$OUT/lib.txt"
 echo "== san"; tail -8 "$OUT/san.txt" 2>/dev/null
