@@ -50,7 +50,7 @@ if [ "$(left)" -gt 90 ]; then
 fi
 wait $BG 2>/dev/null
 tail -3 $W/fkda_build.log
-tar -C $W -czf "$OUT/logs.tgz" --exclude='*.cake' . 2>/dev/null
+tar -C $W --exclude='*.cake' -czf "$OUT/logs.tgz" . 2>/dev/null
 echo "== prep A/B"; sed -E 's/ +/ /g' "$OUT/prep_ab.log"
 echo "== state A/B"; tail -8 "$OUT/state_ab.txt"
 echo "== state 3-stage"; tail -5 "$OUT/state3_ab.txt" 2>/dev/null
