@@ -48,7 +48,7 @@ if [ "$(left)" -gt 90 ]; then
 	mkdir -p $W/k3 && cp kernels/kda/*.cake $W/k3/ && patch -s -d $W/k3 -p3 < bench/proto/s15/statet_3stage.patch &&
 		F=$W/k3/kda_prefill_split_lb.cake AB_ONLY='H(64|96)_(1seq|8x1024)$' OUT=$W/ab3 ROUNDS=1 ITERS=10 timeout $(($(left) - 20)) sh bench/kda_state_ab.sh > "$OUT/state3_ab.txt" 2>&1
 fi
-wait $BG 2>/dev/null
+while kill -0 $BG 2>/dev/null && [ "$(left)" -gt 12 ]; do sleep 2; done
 tail -3 $W/fkda_build.log
 tar -C $W --exclude='*.cake' -czf "$OUT/logs.tgz" . 2>/dev/null
 echo "== prep A/B"; sed -E 's/ +/ /g' "$OUT/prep_ab.log"
