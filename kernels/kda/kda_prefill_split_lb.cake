@@ -4,9 +4,14 @@
 # with a bf16 state kda_split_state_bf16_lb takes the state kernel's place):
 #
 #   kda_split_prep_lb   everything of a 64-token chunk that does not depend on the state: the
-#                       gate, its prefix sum G, the L2 norms, A_kk and A_qk by per-16-token
-#                       sub-chunk references (the four rounds of kda_prefill_chunk_lb), the
-#                       solve P = (I + A_kk)^-1 Diag(beta), w = P (k-hat e^G) and u = P v. It
+#                       gate, its prefix sum G, the L2 norms, A_kk and A_qk in two rounds of
+#                       products, each 32-row half against G at its middle (rows 15 and 47:
+#                       every factor within e^-80 .. e^75 at lambda = -5; kda_prefill_chunk_lb
+#                       takes four rounds against the 16-row blocks' starts), the solve
+#                       P = (I + A_kk)^-1 Diag(beta) by halves (trisolve(L, 32), then the
+#                       lower-left block -Y11 L10 Y00 from two register-A products), w = P (k-hat
+#                       e^G) and u = P v (two rounds and the solve by halves: prep 1206 -> 1014 us
+#                       at H = 64, T = 8192 on an H100, bench/RESULTS.md session 17). It
 #                       runs chunk-parallel over the tiles (pair of chunk slots, head) on a
 #                       persistent grid: one CTA per SM walks them, the chunk's g, q, k and v
 #                       arriving through a TMA ring carried from tile to tile, so the next
@@ -85,24 +90,27 @@ kernel kda_split_prep_lb target sm_90a family kda stage
   smem qs: bf16[64, 128] swizzle 128B ring ch   # q, k and v; swizzled, so the eight rows of a warp's
   smem ks: bf16[64, 128] swizzle 128B ring ch   # accumulator-layout read meet eight different banks
   smem vs: bf16[64, 128] swizzle 128B ring ch   # (two TMA boxes each, one per 64-column panel)
-  smem ka: bf16[64, 128] swizzle 128B       # k-hat e^(G - R_b); then k-hat e^G
-  smem qa: bf16[64, 128] swizzle 128B       # q-hat e^(G - R_b)
+  smem ka: bf16[64, 128] swizzle 128B       # k-hat e^(G - M_b); then k-hat e^G
+  smem qa: bf16[64, 128] swizzle 128B       # q-hat e^(G - M_b)
   smem vb: bf16[64, 128] swizzle 128B       # a round's key operand; then v
+  smem l1: bf16[64, 64] swizzle 128B        # the solve's lower-left block L10
+  smem y1: bf16[64, 64] swizzle 128B        # the diagonal halves' inverses Y
   barrier full  ring ch producers load consumers math arrivals 1
   barrier empty ring ch producers math consumers load arrivals 2
   frag t16:  bf16[64, 128] in math split n  # a chunk tile on its way from memory
   frag x:    f32[64, 128] in math split n   # log-decay g; later w
   frag gs:   f32[64, 128] in math split n   # G = cumsum(g); later u
   frag kn:   f32[64, 128] in math split n   # q-hat, then k-hat
-  frag o:    f32[64, 128] in math split n   # G - R_b (each row against its sub-chunk's start), then e^(G - R_b)
+  frag o:    f32[64, 128] in math split n   # G - M_b (each row against its half's middle), then e^(G - M_b)
   frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
   frag aqk:  f32[64, 64] in math split n    # A_qk
   frag t1:   f32[64, 64] in math split n    # a round's products
   frag t2:   f32[64, 64] in math split n
-  frag ai:   f32[64, 64] in math            # L^-1 (trisolve(L): the inverse)
+  frag ai:   f32[64, 64] in math            # the halves' inverses Y, then L^-1
   frag p16:  bf16[64, 64] in math           # P = L^-1 Diag(beta): the register A operand
+  frag u1:   f32[64, 64] in math            # the solve's correction of the lower-left block
   frag gc:   f32[128] in math               # G_C per key channel
-  frag r:    f32[128] in math               # a sub-chunk's reference R_b per key channel
+  frag r:    f32[128] in math               # a half's reference M_b per key channel
   frag dtb:  f32[128] in math
   frag bl:   bf16[64] in math
   frag beta: f32[64] in math
@@ -144,12 +152,11 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       gs = cumsum(x, 0)
       r = exp(gc)
       store GCE[s, h, :] <- r
-      o = gs
-      for sc in 1 .. 4 {
-        r = colsum(where(row_idx() == sc * 16 - 1, gs, 0.0))
-        o = where(row_idx() >= sc * 16, gs - cols(r), o)
-      }
-      o = exp(o)
+      r = colsum(where(row_idx() == 47, gs, 0.0))   # M_1: G at the middle of rows 32 .. 63
+      o = gs - cols(r)
+      r = colsum(where(row_idx() == 15, gs, 0.0))   # M_0: G at the middle of rows 0 .. 31
+      o = where(row_idx() < 32, gs - cols(r), o)
+      o = exp(o)   # e^(G - M_b): within e^-80 .. e^75 for lambda >= -5 (16 rows either side of the middle)
       load t16 <- qs[:, :]
       kn = l2norm(f32(t16)) * 0.08838834764831845
       store qa[:, :] <- bf16(kn * o)
@@ -161,25 +168,23 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       }
       store ka[:, :] <- bf16(kn * o)
       store KD[s, 0 +: 64, h, :] <- bf16(kn * exp(cols(gc) - gs))
-      store vb[:, :] <- bf16(where(row_idx() < 16, kn * exp(gs * -1.0), 0.0))   # round 0: R_0 = 0
+      store vb[:, :] <- bf16(where(row_idx() < 32, kn * exp(cols(r) - gs), 0.0))   # round 0 (rows 0 .. 31 of A): keys 0 .. 31 against M_0
       fence proxy_async
       sync math
       wgmma akk = ka @ vb^T
       wgmma aqk = qa @ vb^T
       wgmma_wait 0
       sync math
-      for rb in 1 .. 4 {
-        r = colsum(where(row_idx() == rb * 16 - 1, gs, 0.0))
-        store vb[:, :] <- bf16(where(row_idx() < rb * 16 + 16, kn * exp(cols(r) - gs), 0.0))
-        fence proxy_async
-        sync math
-        wgmma t1 = ka @ vb^T
-        wgmma t2 = qa @ vb^T
-        wgmma_wait 0
-        akk = where(row_idx() / 16 == rb, t1, akk)
-        aqk = where(row_idx() / 16 == rb, t2, aqk)
-        sync math
-      }
+      r = colsum(where(row_idx() == 47, gs, 0.0))
+      store vb[:, :] <- bf16(kn * exp(cols(r) - gs))   # round 1 (rows 32 .. 63): every key against M_1
+      fence proxy_async
+      sync math
+      wgmma t1 = ka @ vb^T
+      wgmma t2 = qa @ vb^T
+      wgmma_wait 0
+      akk = where(row_idx() >= 32, t1, akk)   # a select: the pairs past the diagonal may overflow, and are dropped
+      aqk = where(row_idx() >= 32, t2, aqk)
+      sync math
       store AQ[s, 0 +: 64, h, :] <- bf16(where(col_idx() <= row_idx(), aqk, 0.0))
       store ka[:, :] <- bf16(kn * exp(gs))
       load t16 <- vs[:, :]
@@ -189,7 +194,18 @@ kernel kda_split_prep_lb target sm_90a family kda stage
       sync math
       akk = where(col_idx() < row_idx(), rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
-      ai = trisolve(akk)
+      store l1[:, :] <- bf16(where(row_idx() >= 32 && col_idx() < 32, akk, 0.0))   # L10, the lower-left block
+      ai = trisolve(akk, 32)   # Y = the inverses of the two diagonal halves: half the sweep's chain
+      store y1[:, :] <- bf16(ai)
+      fence proxy_async
+      sync math
+      p16 = bf16(ai)
+      wgmma u1 = p16 @ l1      # Y L10: Y11 L10 in rows 32 .. 63
+      wgmma_wait 0
+      p16 = bf16(u1)
+      wgmma u1 = p16 @ y1      # Y11 L10 Y00
+      wgmma_wait 0
+      ai = ai - u1             # L^-1: the lower-left block is -Y11 L10 Y00
       p16 = bf16(ai * cols(beta))
       wgmma x = p16 @ ka
       wgmma gs = p16 @ vb

@@ -1903,6 +1903,7 @@ static const char *lead_offset(Em *e, const Expr *idx, const Decl *g, int nlead)
 
 /* load FRAG <- G[start +: len]: a row or column vector from a rank-1 global tensor. */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc);
+static void emit_load_smem_cols(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc);
 static void emit_load_acc_global(Em *e, Stmt *s, const PlanFrag *f);
 
 /* The function that turns a loaded element of dtype t into its register value ("" for none:
@@ -1928,6 +1929,10 @@ static void emit_load(Em *e, Stmt *s, Scope sc)
 	}
 	if (f && sbi >= 0 && f->layout == FRAG_VEC) {
 		sm90_vec_smem_rows(e, s, NULL, f, true);
+		return;
+	}
+	if (f && sbi >= 0 && f->layout == FRAG_COL) {
+		emit_load_smem_cols(e, s, f, sbi, sc);
 		return;
 	}
 	if (f && sbi >= 0) {
@@ -2182,6 +2187,41 @@ static void smem_acc_offset(Em *e, const PlanBuffer *b, int esz)
 	}
 	line(e, "\tconst u32 c_ = (u32)(col0_ + 8 * j_) * %du;   /* panels of %d bytes per row, %lld bytes each */", esz, S, panel_bytes(b));
 	line(e, "\tconst u32 o_ = c_ / %du * %lldu + (u32)(row0_ + mt_ * 64 + 8 * h_) * %du + c_ %% %du;", S, panel_bytes(b), S, S);
+}
+
+/* load v <- buf[i, s +: n]: a column-vector fragment (index 2j + e holds column 8j +
+ * 2(lane%4) + e, the warpgroup's part of a split one) from one row of an unswizzled 2-D
+ * shared buffer of its dtype (a ring's per-stage vectors: the KDA state pass's decays). */
+static void emit_load_smem_cols(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
+{
+	const PlanBuffer *b = &e->p->buffers[bi];
+	const Expr *src = s->src;
+	long long len = -1;
+	bool ok = src->kind == E_INDEX && src->nslices == 2 && b->rank == 2 && b->swizzle == SWZ_NONE && b->dt == f->dt &&
+	          (f->dt == DT_F32 || f->dt == DT_I32) && f->role == e->role && f->regs_per_thread > 0 &&
+	          src->slices[0].kind == SL_POINT && src->slices[1].kind == SL_RANGE && eval_expr(src->slices[1].len, e->k, NULL, &len) &&
+	          len == f->rows;
+	if (!ok) {
+		Diag *d = refuse(e, s->span, "CK-LOW-002", "a load of column vector '%s' from shared memory is lowered for sm_90a as `buf[i, s +: %lld]`: one row of an unswizzled 2-D buffer of its dtype (f32 or i32)",
+		                 f->name, f->rows);
+		diag_set(&d->resource, "%s", f->name);
+		return;
+	}
+	const PlanRole *r = &e->p->roles[e->role];
+	const char *wg = (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, " + (int)role_wg * %lld", f->wg_cols) : "";
+	char *addr = buf_addr(e, bi, sc, s->span);
+	ir_comment(e, s->span, "each thread reads the columns it holds from the buffer's row");
+	line(e, "{");
+	e->ind++;
+	line(e, "const u32 lane_ = lane_id();");
+	line(e, "const u32 base_ = %s + (u32)((%s) * %lld + (%s)) * %du;", addr, cexpr_p(e, src->slices[0].start), b->shape[1],
+	     cexpr_p(e, src->slices[1].start), dtype_size(b->dt));
+	line(e, "#pragma unroll");
+	line(e, "for (int c_ = 0; c_ < %d; ++c_)", f->regs_per_thread);
+	line(e, "	%s[c_] = %s(ld_shared_u32(base_ + (u32)(8 * (c_ / 2) + c_ %% 2 + 2 * (int)(lane_ %% 4u)%s) * %du));", f->name,
+	     f->dt == DT_F32 ? "__uint_as_float" : "(int)", wg, dtype_size(b->dt));
+	e->ind--;
+	line(e, "}");
 }
 
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,

@@ -283,7 +283,7 @@ kernel kda_split16_state_lb target sm_90a family kda stage
       wgmma kn -= a1 @ wb0^T
       wgmma o0 = a0 @ qa0^T
       wgmma o0 += a1 @ qb0^T
-      wgmma_wait 0
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run (they read a0 and a1, rewritten only after the update's wait)
       v0 = bf16(kn)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
@@ -300,7 +300,7 @@ kernel kda_split16_state_lb target sm_90a family kda stage
       wgmma kn -= a1 @ wb1^T
       wgmma o1 = a0 @ qa1^T
       wgmma o1 += a1 @ qb1^T
-      wgmma_wait 0
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run (they read a0 and a1, rewritten only after the update's wait)
       v1 = bf16(kn)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
@@ -317,7 +317,7 @@ kernel kda_split16_state_lb target sm_90a family kda stage
       wgmma kn -= a1 @ wb2^T
       wgmma o2 = a0 @ qa2^T
       wgmma o2 += a1 @ qb2^T
-      wgmma_wait 0
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run (they read a0 and a1, rewritten only after the update's wait)
       v2 = bf16(kn)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
@@ -334,7 +334,7 @@ kernel kda_split16_state_lb target sm_90a family kda stage
       wgmma kn -= a1 @ wb3^T
       wgmma o3 = a0 @ qa3^T
       wgmma o3 += a1 @ qb3^T
-      wgmma_wait 0
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run (they read a0 and a1, rewritten only after the update's wait)
       v3 = bf16(kn)
       sa = sa * cols(ga)
       sb = sb * cols(gb)
