@@ -48,6 +48,12 @@
  *                  loaded with its block but never used. (Session 6's solve, one thread per
  *                  column summing each row, took 46% of the chunked KDA prefill's time on the
  *                  H200: 64 of 256 threads worked, each through a 2080-FMA chain.)
+ *   trisolve(L, S) the inverses of L's S x S diagonal blocks: B the identity, and each column
+ *                  sweeps only the four-row blocks of its own diagonal block (S a multiple of
+ *                  8, so a warp's eight columns share one; the unrolled form has one copy of
+ *                  the sweep per diagonal block, chosen by the warp's first block). Rows
+ *                  outside the column's block read back as 0. S = 16 over 64 rows: a chain of
+ *                  4 row blocks instead of 16 (the 16-token-chunk KDA prep).
  *
  * Everything else of the accumulator layout (row reductions, column reductions, loads,
  * stores, wgmma) is in sm90.c; these functions are called from its statement dispatch and
@@ -268,11 +274,12 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	long long R = dst->rows, C = dst->cols;
 	if (blocks && S == R)
 		blocks = false;   /* one block: the plain inverse */
-	if (blocks && (S != R / 2 || R / 4 < 4)) {
-		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, %lld) over %lld rows is lowered for sm_90a with blocks of half of L's rows only", S, R);
-		diag_set(&d->hint, "blocks of %lld rows (the two halves), or the whole L (trisolve(L))", R / 2);
+	if (blocks && (S < 8 || S % 8 || R % S)) {
+		Diag *d = sm90_refuse(e, s->span, "CK-LOW-002", "trisolve(L, %lld) over %lld rows is not lowered for sm_90a: the blocks are a multiple of 8 rows dividing L's (a warp's eight columns in one block)", S, R);
+		diag_set(&d->hint, "blocks of 8, 16, 32 ... rows dividing %lld, or the whole L (trisolve(L))", R);
 		return;
 	}
+	long long S4 = blocks ? S / 4 : 0;   /* four-row sweep blocks per diagonal block */
 	long long off = e->p->scratch_role ? e->p->scratch_role[e->role] : -1;
 	bool rhs_ok = inv ? C == R : bf && bf->role == e->role && bf->regs_per_thread != 0 && bf->rows == R && bf->cols == C;
 	if (!lf || !rhs_ok || lf->role != e->role || lf->regs_per_thread == 0 || lf->rows != R ||
@@ -301,9 +308,9 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	const char *tl = r->thread_lo ? arena_printf(&e->c->arena, "(int)threadIdx.x - %d", r->thread_lo) : "(int)threadIdx.x";
 	const char *pass = npass > 1 ? "ps_" : NULL;
 	const char *what = arena_printf(&e->c->arena, "forward substitution: %s, a lane quad per column sweeps %lld rows, X back%s",
-	                                blocks ? "L to shared memory, B the identity, the two diagonal halves apart (each column sweeps its own half; L's lower-left block is never read)"
+	                                blocks ? arena_printf(&e->c->arena, "L to shared memory, B the identity, the %lld diagonal blocks of %lld rows apart (each column sweeps its own block; L's entries outside them are never read)", R / S, S)
 	                                : inv ? "L to shared memory, B the identity (X = L^-1 is lower triangular: each warp starts at the block of its first column)" : "L and B to shared memory",
-	                                blocks ? R / 2 : R,
+	                                blocks ? S : R,
 	                                npass > 1 ? arena_printf(&e->c->arena, "; %lld passes of %lld columns (the scratch that fits)", npass, P) : "");
 	sm90_ir_comment(e, s->span, what);
 	sm90_line(e, "{");
@@ -352,8 +359,8 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		sm90_line(e, "\tx_[m_] = col_ < %lld && 4 * (bs_ + m_) + q_ == gc_ ? 1.0f : 0.0f;   /* rows 4 (bs_ + m_) + q_ of the identity */", P);
 	}
 	const char *be = arena_printf(&e->c->arena, "%lld", R4);
-	if (blocks) {   /* a column's sweep ends with its half */
-		sm90_line(e, "const int be_ = bs_ < %lld ? %lld : %lld;", R4 / 2, R4 / 2, R4);
+	if (blocks) {   /* a column's sweep ends with its block */
+		sm90_line(e, "const int be_ = min(%lld, (bs_ / %lld + 1) * %lld);", R4, S4, S4);
 		be = "be_";
 	}
 	sm90_line(e, "#pragma unroll 1");
@@ -393,12 +400,19 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "#pragma unroll");
 	sm90_line(e, "for (int m_ = 0; m_ < %lld; ++m_)", R4);
 	sm90_line(e, "\trd_[m_] = __fdividef(1.0f, lq_[2 * m_ * (m_ + 1) + 4 * m_ + q_]);   /* row 4 m_ + q_ at 2 m_ (m_ + 1), its diagonal at column 4 m_ + q_ */");
-	for (int half = inv && R4 >= 4 ? 1 : 0; half >= 0; half--) {
-		if (inv && R4 >= 4)
-			sm90_line(e, half ? "if (bs_ >= %lld) {   /* the upper half of this warp's columns is 0 */" : "} else {", R4 / 2);
-		long long end = blocks && !half ? R4 / 2 : R4;   /* with blocks, the upper half's columns stop at the middle */
+	/* with blocks, one copy per diagonal block: the warp's columns lie in one (S % 8 == 0), and
+	   each column sweeps its block's rows only */
+	long long ncopy = blocks ? R / S : inv && R4 >= 4 ? 2 : 1;
+	for (long long cp = ncopy - 1; cp >= 0; cp--) {
+		long long from = blocks ? cp * S4 : cp ? R4 / 2 : 0, end = blocks ? from + S4 : R4;
+		if (ncopy > 1 && cp == ncopy - 1)
+			sm90_line(e, "if (bs_ >= %lld) {   /* %s */", from, blocks ? "this warp's columns lie in the last block" : "the upper half of this warp's columns is 0");
+		else if (ncopy > 1 && cp > 0)
+			sm90_line(e, "} else if (bs_ >= %lld) {   /* ... in block %lld */", from, cp);
+		else if (ncopy > 1)
+			sm90_line(e, "} else {");
 		sm90_line(e, "#pragma unroll");
-		sm90_line(e, "for (int b_ = %lld; b_ < %lld; ++b_) {", half ? R4 / 2 : 0LL, end);
+		sm90_line(e, "for (int b_ = %lld; b_ < %lld; ++b_) {", from, end);
 		e->ind++;
 		quad_block(e, "x_[b_]", true);
 		sm90_line(e, "#pragma unroll");
@@ -408,7 +422,7 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 		e->ind--;
 		sm90_line(e, "}");
 	}
-	if (inv && R4 >= 4)
+	if (ncopy > 1)
 		sm90_line(e, "}");
 	/* the finished column goes back to the scratch after the sweep, not block by block: a store into
 	   the scratch between two blocks kept ptxas from issuing the next block's reads of L (the same
@@ -433,9 +447,9 @@ void sm90_acc_trisolve(Em *e, Stmt *s, const PlanFrag *dst)
 	sm90_line(e, "for (int a_ = 0; a_ < %d; ++a_) {", dst->regs_per_thread);
 	sm90_acc_decode(e, dst);
 	/* the inverse's rows above the diagonal are 0 and were never swept (the scratch holds other data there) */
-	/* ... and with blocks, the lower-left block too (the compact sweep stops storing at the middle) */
-	const char *lowleft = blocks ? arena_printf(&e->c->arena, " || (row0_ + mt_ * 64 + 8 * h_ >= %lld && col0_ + 8 * j_ + e_%s < %lld)", R / 2,
-	                                            pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", R / 2) : "";
+	/* ... and with blocks, every row outside the column's block (the compact sweep stops storing at its end) */
+	const char *lowleft = blocks ? arena_printf(&e->c->arena, " || (row0_ + mt_ * 64 + 8 * h_) / %lld != (col0_ + 8 * j_ + e_%s) / %lld", S,
+	                                            pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", S) : "";
 	const char *val = inv ? arena_printf(&e->c->arena, "row0_ + mt_ * 64 + 8 * h_ < col0_ + 8 * j_ + e_%s%s ? 0.0f : tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]",
 	                                     pass ? arena_printf(&e->c->arena, " + ps_ * %lld", P) : "", lowleft, ldx)
 	                      : arena_printf(&e->c->arena, "tx_[(row0_ + mt_ * 64 + 8 * h_) * %lld + col0_ + 8 * j_ + e_]", ldx);

@@ -95,13 +95,13 @@ static int smem_case(int argc, char **argv)
 		float *nan = malloc(4 * n);
 		memset(nan, 0xff, 4 * n);
 		wr(dir, "OutB", nan, 4 * n), wr(dir, "OutC", nan, 4 * n);
-		wr(dir, "Cs", nan, 4 * (size_t)(B * 64)), wr(dir, "Cm", nan, 4 * (size_t)(B * 64));
+		wr(dir, "Cs", nan, 4 * (size_t)(B * 64)), wr(dir, "Cm", nan, 4 * (size_t)(B * 64)), wr(dir, "Cv", nan, 4 * (size_t)(B * 64));
 		free(nan);
 	} else {
 		float *Ob = rd(dir, "OutB", n), *Oc = rd(dir, "OutC", n);
 		for (size_t i = 0; i < n; i++)
 			bad += Ob[i] != oracle_bf16_to_f32(oracle_f32_to_bf16(2 * X[i])) || Oc[i] != 3 * X[i] + 1;
-		float *Cs = rd(dir, "Cs", (size_t)(B * 64)), *Cm = rd(dir, "Cm", (size_t)(B * 64));
+		float *Cs = rd(dir, "Cs", (size_t)(B * 64)), *Cm = rd(dir, "Cm", (size_t)(B * 64)), *Cv = rd(dir, "Cv", (size_t)(B * 64));
 		for (long long b = 0; b < B; b++)
 			for (int c = 0; c < 64; c++) {
 				double sum = 0, abs = 0, mx = -INFINITY;
@@ -111,9 +111,10 @@ static int smem_case(int argc, char **argv)
 					mx = fmax(mx, (double)(3 * X[(b * 128 + r) * 64 + c]));
 				}
 				bad += !(fabs(Cs[b * 64 + c] - sum) <= 1e-5 * abs) || Cm[b * 64 + c] != (float)mx;
+				bad += Cv[b * 64 + c] != 3 * X[(b * 128 + 37) * 64 + c] + 0.5f;   /* row 37 of sc as a column vector */
 			}
 		printf("acc_smem_roundtrip: %d bad elements%s\n", bad, bad ? " FAIL" : "");
-		free(Ob), free(Oc), free(Cs), free(Cm);
+		free(Ob), free(Oc), free(Cs), free(Cm), free(Cv);
 	}
 	free(X);
 	return bad ? 1 : 0;
@@ -357,13 +358,13 @@ static int inv_case(int argc, char **argv)
 	if (!strcmp(argv[1], "gen-inv")) {
 		wr(dir, "Lm", Lm, 4 * nl);
 		float *a = nanbuf(nl);
-		wr(dir, "OutI", a, 4 * nl), wr(dir, "OutJ", a, 4 * nl), wr(dir, "OutK", a, 4 * nl);
+		wr(dir, "OutI", a, 4 * nl), wr(dir, "OutJ", a, 4 * nl), wr(dir, "OutK", a, 4 * nl), wr(dir, "OutQ", a, 4 * nl);
 		free(a), free(Lm);
 		return 0;
 	}
-	float *I = rd(dir, "OutI", nl), *J = rd(dir, "OutJ", nl), *K = rd(dir, "OutK", nl);
+	float *I = rd(dir, "OutI", nl), *J = rd(dir, "OutJ", nl), *K = rd(dir, "OutK", nl), *Q = rd(dir, "OutQ", nl);
 	double *L1 = malloc(sizeof(double) * 64 * 64), *L2 = malloc(sizeof(double) * 64 * 64), *id = malloc(sizeof(double) * 64 * 64);
-	double *L3 = malloc(sizeof(double) * 64 * 64);
+	double *L3 = malloc(sizeof(double) * 64 * 64), *L4 = malloc(sizeof(double) * 64 * 64);
 	for (int i = 0; i < 64 * 64; i++)
 		id[i] = i / 64 == i % 64;
 	double worst = 0;
@@ -375,14 +376,16 @@ static int inv_case(int argc, char **argv)
 				L1[i * 64 + j] = j < i ? lo : j == i ? 1.0 : 0.0;
 				L2[i * 64 + j] = j < i ? lo : j == i ? (double)(1.5f + fabsf(l[i * 64 + j])) : 0.0;
 				L3[i * 64 + j] = i >= 32 && j < 32 ? 0.0 : L1[i * 64 + j];   /* trisolve(L, 32): the halves alone */
+				L4[i * 64 + j] = i / 16 != j / 16 ? 0.0 : L1[i * 64 + j];   /* trisolve(L, 16): the 16 x 16 blocks alone */
 			}
 		worst = fmax(worst, fsub_err(L1, id, I + b * 64 * 64, 64, 64));
 		worst = fmax(worst, fsub_err(L3, id, K + b * 64 * 64, 64, 64));
+		worst = fmax(worst, fsub_err(L4, id, Q + b * 64 * 64, 64, 64));
 		worst = fmax(worst, fsub_err(L2, id, J + b * 64 * 64, 64, 64));
 	}
 	int bad = !(worst <= 1e-5);
 	printf("acc_triinv: worst error %.2e of the column's largest |x| (tol 1e-5)%s\n", worst, bad ? " FAIL" : "");
-	free(I), free(J), free(K), free(L1), free(L2), free(L3), free(id), free(Lm);
+	free(I), free(J), free(K), free(Q), free(L1), free(L2), free(L3), free(L4), free(id), free(Lm);
 	return bad;
 }
 

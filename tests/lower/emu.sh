@@ -158,6 +158,12 @@ KERNEL=acc_triinv EMU_DEFS=-DCAKE_COMPACT=1 MUTATE='s|) / 4);   /\* the warp|) /
 KERNEL=acc_triinv MUTATE='s|for (int b_ = 8; b_ < 16; ++b_) {|for (int b_ = 9; b_ < 16; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 50
 # ... and trisolve(L, 32)'s upper-half columns sweeping one block short of the middle
 KERNEL=acc_triinv MUTATE='s|for (int b_ = 0; b_ < 8; ++b_) {|for (int b_ = 0; b_ < 7; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 54
+# ... and trisolve(L, 16)'s third block sweeping one row block short (the unrolled form), or
+# the last row block of every diagonal block left without the earlier blocks' updates (the
+# compact form; a sweep that merely ends early would read back the scratch's values from the
+# earlier inverses, which agree on the diagonal blocks)
+KERNEL=acc_triinv MUTATE='s|for (int b_ = 8; b_ < 12; ++b_) {|for (int b_ = 8; b_ < 11; ++b_) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 55
+KERNEL=acc_triinv EMU_DEFS=-DCAKE_COMPACT=1 MUTATE='s|if (b_ + m_ < be_) {|if (b_ + m_ < be_ - 1) {|' acc_case acc_triinv tests/corpus/good/acc_trisolve.cake inv 1 56
 # wgmma operands: 128-wide panels, K-major over two panels, N-major split by panels, M-major A,
 # an N-major B of two atoms in one instruction (LBO), and the one-span forms run on an H200
 acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 2 17

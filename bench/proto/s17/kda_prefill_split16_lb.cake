@@ -134,7 +134,7 @@ kernel kda_split16_prep_lb target sm_90a family kda stage
       sync math
       akk = where(col_idx() < row_idx() && col_idx() / 16 == row_idx() / 16, rows(beta) * akk, 0.0)
       akk = where(col_idx() == row_idx(), 1.0, akk)
-      ai = trisolve(akk)
+      ai = trisolve(akk, 16)   # the four sub-chunks' 16 x 16 blocks: a chain of 4 row blocks, not 16
       p16 = bf16(ai * cols(beta))
       wgmma x = p16 @ ka
       wgmma gs = p16 @ vb

@@ -67,13 +67,15 @@ kernel acc_trisolve_passes target sm_90a
 # each warp starts its sweep at the block of its first column, X being lower triangular): the
 # KDA prep's P = (I + A_kk)^-1 with a unit diagonal into an unsplit tile, and a non-unit diagonal
 # with an upper triangle of 1e30 that must never be read into a `split n` tile. The solving role
-# starts at warp 4, as the prep's math role does. acc_triinv_passes is the same with a buffer
-# taking the room of half the columns' scratch: two passes of 32 columns.
+# starts at warp 4, as the prep's math role does; trisolve(L, 32) and trisolve(L, 16), the
+# inverses of the diagonal halves and of the four 16 x 16 blocks (OutK, OutQ). acc_triinv_passes
+# is the same with a buffer taking the room of half the columns' scratch: two passes of 32 columns.
 kernel acc_triinv target sm_90a
   param Lm:   global f32[B, 64, 64]
   param OutI: global f32[B, 64, 64]
   param OutJ: global f32[B, 64, 64]
   param OutK: global f32[B, 64, 64]
+  param OutQ: global f32[B, 64, 64]
   grid (B) as (b)
   role lead warps 0..3
   role work warps 4..11
@@ -94,6 +96,8 @@ kernel acc_triinv target sm_90a
     store OutI[b, :, :] <- ai
     ai = trisolve(akk, 32)   # the two diagonal halves' inverses: the lower-left block ignored
     store OutK[b, :, :] <- ai
+    ai = trisolve(akk, 16)   # the four 16 x 16 diagonal blocks' inverses
+    store OutQ[b, :, :] <- ai
     akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
     aj = trisolve(akk)
     store OutJ[b, :, :] <- aj
@@ -105,6 +109,7 @@ kernel acc_triinv_passes target sm_90a
   param OutI: global f32[B, 64, 64]
   param OutJ: global f32[B, 64, 64]
   param OutK: global f32[B, 64, 64]
+  param OutQ: global f32[B, 64, 64]
   grid (B) as (b)
   role work warps 0..7
   smem pad: f32[200, 265]           # unused: it leaves room for the scratch of 32 columns, not 64
@@ -121,6 +126,8 @@ kernel acc_triinv_passes target sm_90a
     store OutI[b, :, :] <- ai
     ai = trisolve(akk, 32)
     store OutK[b, :, :] <- ai
+    ai = trisolve(akk, 16)
+    store OutQ[b, :, :] <- ai
     akk = where(col_idx() > row_idx(), 1e30, where(col_idx() == row_idx(), 1.5 + abs(l), l * 0.25))
     aj = trisolve(akk)
     store OutJ[b, :, :] <- aj
