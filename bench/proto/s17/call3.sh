@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/proto/s17/call3.sh — session 17, device call 3: (1) the 16-token chain with
-# trisolve(akk, 16) and the state's o^T products left in flight (wgmma_wait 2) against main
+# trisolve(akk, 16) and the state's o^T products left in flight (wgmma_wait 2), the 32-token
+# chain (kda_prefill_split32_lb.cake) against main
 # (2rounds+blocksolve), and main's chain with kda_split_statet_lb in the state's place,
 # alternating on H = 64 one sequence and 8 x 1024; (2) the rest of the paper table that call 2's
 # 330 s did not reach: `KDA_CASES=paper KDA_ONLY='H64|T32768' sh bench/kda.sh` (Cake, FLA's
@@ -13,11 +14,13 @@ left() { echo $((${DEADLINE:-560} - ($(date +%s) - T0))); }
 export XDG_CACHE_HOME=/tmp/cake-cache
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 C16=bench/proto/s17/kda_prefill_split16_lb.cake:kda_split16_prep_lb+kda_split16_state_lb+kda_split_tail
+C32=bench/proto/s17/kda_prefill_split32_lb.cake:kda_split32_prep_lb+kda_split32_state_lb+kda_split_tail
 CT=kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_statet_lb+kda_split_tail
 one() {
 	v=$1; shift
 	kd=()
 	[ "$v" = s16 ] && kd=(--kernel "$C16")
+	[ "$v" = s32 ] && kd=(--kernel "$C32")
 	[ "$v" = statet ] && kd=(--kernel "$CT")
 	r=$(timeout 90 bin/cake kda --mode prefill --lower-bound -5 "$@" --iters 10 --check-heads 4 "${kd[@]}" 2>&1 |
 		grep -E 'time|stage|check|FAIL|error' | tr '\n' ' ')
@@ -25,7 +28,7 @@ one() {
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
 	for s in "--shape B=1,H=64,T=8192" "--shape B=8,H=64,T=1024"; do
-		for v in main s16 statet; do
+		for v in main s16 s32 statet; do
 			# shellcheck disable=SC2086
 			one $v $s >> "$OUT/ab.log" 2>&1
 		done

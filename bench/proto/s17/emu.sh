@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/proto/s17/emu.sh — the 16-token-chunk candidate chain (kda_prefill_split16_lb.cake:
-# kda_split16_prep_lb + kda_split16_state_lb + kda_split_tail) on the CPU emulator, checked
+# kda_split16_prep_lb + kda_split16_state_lb + kda_split_tail; with CHUNK=32 the 32-token one,
+# kda_prefill_split32_lb.cake) on the CPU emulator, checked
 # against the float64 recurrence by tests/lower/kda_emu.c, as tests/lower/emu.sh checks main's
 # split chain (the same cases: lambda = -5 and -2.5, a partial last slot, packed sequences, the
 # weak gate lambda = -0.1 where the state outlives a chunk), and a mutation that must fail.
@@ -10,7 +11,9 @@ cd "$(dirname "$0")/../../.." || exit 2
 SUITE=emulation TAG=cake-s17emu
 . tests/lower/emu.inc
 emu_checker kda_emu
-F=bench/proto/s17/kda_prefill_split16_lb.cake
+CH=${CHUNK:-16}   # CHUNK=32: kda_prefill_split32_lb.cake, the 32-token chunks
+F=bench/proto/s17/kda_prefill_split${CH}_lb.cake
+PK=kda_split${CH}_prep_lb SK=kda_split${CH}_state_lb
 chain_drivers() {
 	cf=$1 cdir=$2 cl=$3
 	shift 3
@@ -32,25 +35,25 @@ split16() {
 	vl=0
 	[ "$N" -gt 0 ] && vl=1
 	[ "$N" -gt 0 ] || N=$B
-	label="split16 B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
+	label="split$CH B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
 	d=$TMP/s16.$seed
 	mkdir -p "$d"
-	chain_drivers "$F" "$d" "$label" kda_split16_prep_lb kda_split16_state_lb kda_split_tail || return
+	chain_drivers "$F" "$d" "$label" $PK $SK kda_split_tail || return
 	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" 0 "$seed" 0 || { bad "$label: gen"; return; }
 	read -r NS NP < "$d/slots.txt" || { bad "$label: no slot tables"; return; }
 	dims="B=$B T=$T H=$H N=$N N1=$((N + 1)) NS=$NS NP=$NP"
 	n=$((NS * 64 * H * 128))
 	for w in W UT QG KD; do head -c $((2 * n)) /dev/zero | tr '\0' '\377' > "$d/$w.bin"; done
 	head -c $((n)) /dev/zero | tr '\0' '\377' > "$d/AQ.bin"
-	head -c $((16 * NS * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
+	head -c $((4 * (64 / CH) * NS * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
 	head -c $((2 * NP * 64 * H * 128)) /dev/zero | tr '\0' '\377' > "$d/OP.bin"
 	# shellcheck disable=SC2086
-	if ! "$d/kda_split16_prep_lb" "$d" $dims lower_bound="$lb" >"$d/run" 2>&1; then
+	if ! "$d/$PK" "$d" $dims lower_bound="$lb" >"$d/run" 2>&1; then
 		bad "$label: the emulated prep kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	for w in W UT QG KD AQ GCE; do mv "$d/$w.out" "$d/$w.bin"; done
 	# shellcheck disable=SC2086
-	if ! "$d/kda_split16_state_lb" "$d" $dims >"$d/run" 2>&1; then
+	if ! "$d/$SK" "$d" $dims >"$d/run" 2>&1; then
 		bad "$label: the emulated state kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
 	fi
 	mv "$d/OP.out" "$d/OP.bin"

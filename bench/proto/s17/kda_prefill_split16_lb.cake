@@ -60,7 +60,7 @@ kernel kda_split16_prep_lb target sm_90a family kda stage
   frag o:    f32[64, 128] in math split n   # G_end of each row's sub-chunk
   frag akk:  f32[64, 64] in math split n    # A_kk, then L = I + A_kk
   frag aqk:  f32[64, 64] in math split n    # A_qk
-  frag ai:   f32[64, 64] in math            # L^-1 (trisolve(L): the inverse)
+  frag ai:   f32[64, 64] in math            # the inverses of L's 16 x 16 diagonal blocks
   frag p16:  bf16[64, 64] in math           # P = L^-1 Diag(beta): the register A operand
   frag r:    f32[128] in math               # a sub-chunk's G_end per key channel
   frag dtb:  f32[128] in math
