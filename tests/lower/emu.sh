@@ -243,24 +243,6 @@ KERNEL=gemm_bf16_splitk acc_case gemm_splitk kernels/gemm/gemm_splitk.cake split
 KERNEL=gemm_splitk_reduce acc_case gemm_splitk_reduce kernels/gemm/gemm_splitk.cake reduce 256 34 M=256 N=256 S=3
 # ... and it must be able to fail: a slice that stops one K step early
 KERNEL=gemm_bf16_splitk MUTATE='s|k < ((ks + 1) \* (K / 64) / S)|k < ((ks + 1) * (K / 64) / S - 1)|g' acc_case gemm_splitk kernels/gemm/gemm_splitk.cake splitk 128 35 M=128 N=256 K=1088 S=2
-# chain_drivers FILE DIR LABEL KERNEL...: one emulator driver per kernel of FILE, DIR/KERNEL (the
-# kernels of a chain that run one after the other over DIR; MUTATE applies to each one's CUDA).
-# Reports the failure and returns 1 when a kernel does not lower or its driver does not build.
-chain_drivers() {
-	cf=$1 cdir=$2 cl=$3
-	shift 3
-	for k in "$@"; do
-		if ! "$CAKE" build "$cf" --kernel "$k" --emit=cuda -o "$cdir/$k.cu" 2>"$cdir/err" ||
-		   ! "$CAKE" build "$cf" --kernel "$k" --emit=plan -o "$cdir/$k.plan" 2>>"$cdir/err"; then
-			bad "$cl: cake build $k failed"; grep error "$cdir/err" | head -5; return 1
-		fi
-		[ -n "${MUTATE:-}" ] && sed -i "$MUTATE" "$cdir/$k.cu"
-		if ! python3 tools/emu/mkdriver.py "$cdir/$k.cu" "$cdir/$k.cpp" --plan "$cdir/$k.plan" 2>"$cdir/err" ||
-		   ! g++ -std=c++17 -O1 ${EMU_DEFS:-} -Itools/emu -o "$cdir/$k" "$cdir/$k.cpp" 2>"$cdir/err"; then
-			bad "$cl: the emulator driver of $k does not build"; sed 's/^/    /' "$cdir/err" | head -10; return 1
-		fi
-	done
-}
 # the stream-K route (kernels/gemm/gemm_streamk.cake): gemm_bf16_streamk shares the K steps of
 # the 256-wide column blocks out evenly, IPC per CTA, storing whole tiles into C and the pieces
 # of cut tiles into P; gemm_streamk_fixup sums the pieces into C. Two drivers over one
@@ -357,57 +339,7 @@ chunk_lb 2 192 3 -5 31
 EMU_DEFS=-DCAKE_COMPACT=1 chunk_lb 1 256 2 -5 30
 MUTATE='s/S\[a_\] = (S\[a_\] \* cl\([0-9]*\)_\[2 \* j_ + e_\]);/S[a_] = (S[a_]);/' chunk_lb 1 192 1 -1 28 1
 # the chunked prefill split in three kernels over chunk slots (kernels/kda/kda_prefill_split_lb.cake):
-# the chunk-parallel prep kernel writes the workspace (W, U, QG, KD, AQ, GCE; poisoned with NaN
-# bytes first), the state kernel reads it and writes O, SN and the partial slots' rows OP, the
-# tail copies those rows into O; one driver per kernel over the same directory, each one's
-# outputs renamed to the next one's inputs. The slot tables (Sl, Cs, Ord, Ps) come from
-# kda_emu gen (kda_slot_tables), for B sequences of T tokens or (N > 0: varlen) N packed ones,
-# of the lengths in KDA_EMU_SEQLENS when set
-split_run() {
-	B=$1 T=$2 H=$3 lb=$4 seed=$5 want=${6:-0} N=${7:-0} b16=${8:-0}
-	f=${KDA_SPLIT_FILE:-kernels/kda/kda_prefill_split_lb.cake}   # KDA_SPLIT_FILE: a candidate of the file
-	stk=${KDA_SPLIT_STATE:-kda_split_state_lb}   # KDA_SPLIT_STATE: another state kernel of the file
-	[ "$b16" -eq 1 ] && stk=${KDA_SPLIT_STATE16:-kda_split_state_bf16_lb}
-	vl=0
-	[ "$N" -gt 0 ] && vl=1
-	[ "$N" -gt 0 ] || N=$B
-	label="kda_prefill_split_lb B=$B T=$T H=$H lb=$lb${KDA_EMU_SEQLENS:+ seqlens=$KDA_EMU_SEQLENS}"
-	[ "$stk" = kda_split_state_lb ] || [ "$stk" = kda_split_state_bf16_lb ] || label="$label ($stk)"
-	[ "$b16" -eq 1 ] && label="$label bf16 state"
-	[ "$vl" -eq 1 ] && [ -z "${KDA_EMU_SEQLENS:-}" ] && label="$label N=$N packed"
-	d=$TMP/split.$seed
-	mkdir -p "$d"
-	chain_drivers "$f" "$d" "$label" kda_split_prep_lb $stk kda_split_tail || return
-	"$TMP/kda_emu" gen "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" "$b16" "$seed" 0 || { bad "$label: gen"; return; }
-	read -r NS NP < "$d/slots.txt" || { bad "$label: no slot tables"; return; }
-	dims="B=$B T=$T H=$H N=$N N1=$((N + 1)) NS=$NS NP=$NP"
-	n=$((NS * 64 * H * 128))
-	for w in W U QG KD; do head -c $((2 * n)) /dev/zero | tr '\0' '\377' > "$d/$w.bin"; done
-	head -c $((n)) /dev/zero | tr '\0' '\377' > "$d/AQ.bin"
-	head -c $((4 * NS * H * 128)) /dev/zero | tr '\0' '\377' > "$d/GCE.bin"
-	head -c $((2 * NP * 64 * H * 128)) /dev/zero | tr '\0' '\377' > "$d/OP.bin"
-	# shellcheck disable=SC2086
-	if ! "$d/kda_split_prep_lb" "$d" $dims lower_bound="$lb" >"$d/run" 2>&1; then
-		bad "$label: the emulated prep kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
-	fi
-	for w in W U QG KD AQ GCE; do mv "$d/$w.out" "$d/$w.bin"; done
-	# shellcheck disable=SC2086
-	if ! "$d/$stk" "$d" $dims >"$d/run" 2>&1; then
-		bad "$label: the emulated state kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
-	fi
-	mv "$d/OP.out" "$d/OP.bin"
-	mv "$d/O.out" "$d/O.bin"
-	# shellcheck disable=SC2086
-	if ! "$d/kda_split_tail" "$d" $dims >"$d/run" 2>&1; then
-		bad "$label: the emulated tail kernel failed"; sed 's/^/    /' "$d/run" | head -10; return
-	fi
-	"$TMP/kda_emu" check "$d" "$B" "$T" "$H" "$N" "$vl" "$lb" "$b16" "$seed" 0 >"$d/chk" 2>&1
-	rc=$?
-	if [ "$want" -eq 0 ] && [ $rc -eq 0 ]; then ok "$label: $(cat "$d/chk")"
-	elif [ "$want" -eq 1 ] && [ $rc -eq 1 ]; then ok "$label (broken on purpose) fails the check: $(cat "$d/chk")"
-	else bad "$label: check exited $rc (wanted $want): $(cat "$d/chk")"; fi
-	rm -rf "$d"
-}
+# split_run in tests/lower/emu.inc
 split_run 1 256 2 -5 32
 split_run 2 128 3 -2.5 33
 # T that 64 does not divide: each sequence's last slot is partial, its window moved down to
