@@ -21,8 +21,9 @@
 #   prefill  the CAKE paper's shapes (T = 8192, H = 96 and 64: one sequence, six mixed
 #            1300,547,2048,963,271,3063, and 8 x 1024), gate lower bound -5 (the paper's form,
 #            FlashKDA's only one; timed too when .baselines/flashkda is there): the app's default,
-#            the split chunked prefill (kda_prefill_split_lb.cake: a chunk-parallel prep kernel,
-#            the serial state kernel and the tail, over 64-token chunk slots on the tensor cores)
+#            the split chunked prefill (kda_prefill_split_lb.cake: the chunk-parallel prep kernel
+#            kda_split32_prep_lb, the serial state kernel kda_split32_state_lb stepping every 32
+#            tokens and the tail, over 64-token chunk slots on the tensor cores)
 #            for every one of them, the six mixed lengths included (packed through cu_seqlens),
 #            and the long single sequence of ANCHORS.md (T = 32768, H = 32), against chunk_kda,
 #            events; plus the bf16 state, and at H = 64 and one sequence the per-token

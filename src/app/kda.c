@@ -12,11 +12,12 @@
  * gate, B sequences), from kda_prefill.cake, the software-pipelined recurrence (kda_recurrent.cake
  * is the plain one, through --kernel). With the lower-bound gate, whenever T >= 64
  * (B sequences of any T, or packed sequences through --seqlens), the default is the split
- * chunked prefill kda_split_prep_lb+kda_split_state_lb+kda_split_tail (with --state bf16 its
- * state stage is kda_split_state_bf16_lb) (kda_prefill_split_lb.cake:
- * a chunk-parallel prep kernel, the serial state kernel and the tail that places the rows of
- * the partial chunks, over 64-token chunk slots on the tensor cores; on the H200 the split ran
- * 2.2x the fused kda_prefill_chunk_lb at one sequence and level with it at 8 x 1024,
+ * chunked prefill kda_split32_prep_lb+kda_split32_state_lb+kda_split_tail (with --state bf16
+ * its state stage is kda_split32_state_bf16_lb) (kda_prefill_split_lb.cake: a chunk-parallel
+ * prep kernel, the serial state kernel stepping every 32 tokens and the tail that places the
+ * rows of the partial chunks, over 64-token chunk slots on the tensor cores; on the H200 the
+ * first split chain ran 2.2x the fused kda_prefill_chunk_lb at one sequence and level with it
+ * at 8 x 1024, and the 32-token chain runs 15 % ahead of the 64-token one on an H100,
  * bench/RESULTS.md). Its chunk-slot tables Sl, Cs, Ord and Ps (src/family/kda.h,
  * kda_slot_tables) are derived here from B and T or from cu_seqlens and bound by name like the
  * family's buffers, with the dims NS and NP. --kernel FILE[:NAME] runs another
@@ -270,8 +271,8 @@ static int pick_kernel(Run *r)
 		   kernel (its bf16-state twin for --state bf16), then the tail that places the
 		   partial slots' rows */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_split_lb.cake", o->dir);
-		snprintf(name, nn, "kda_split_prep_lb");
-		snprintf(r->st[1].name, sizeof r->st[1].name, "%s", o->state_bf16 ? "kda_split_state_bf16_lb" : "kda_split_state_lb");
+		snprintf(name, nn, "kda_split32_prep_lb");
+		snprintf(r->st[1].name, sizeof r->st[1].name, "%s", o->state_bf16 ? "kda_split32_state_bf16_lb" : "kda_split32_state_lb");
 		snprintf(r->st[2].name, sizeof r->st[2].name, "kda_split_tail");
 		r->nst = 3;
 	} else {
@@ -522,7 +523,7 @@ static int prepare(Run *r)
 {
 	const KdaOpts *o = r->o;
 	if (!o->kernel && o->mode == KDA_MODE_PREFILL && o->state_bf16 && !o->lower_bound_gate) {
-		fprintf(stderr, "cake kda: the bf16-state prefill kernels (kda_split_state_bf16_lb, kda_prefill_bf16_lb) are written for "
+		fprintf(stderr, "cake kda: the bf16-state prefill kernels (kda_split32_state_bf16_lb, kda_prefill_bf16_lb) are written for "
 		        "the lower-bound gate: pass --lower-bound L, or --state f32\n");
 		return 1;
 	}

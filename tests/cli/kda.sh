@@ -50,7 +50,7 @@ expect "kda kernel of another family" 1 err 'is not of the kda or kda_decode fam
 run kda --kernels /nonexistent-dir
 expect "kda missing kernels" 1 err 'cannot read'
 run kda --mode prefill --state bf16 --shape T=64,H=2
-expect "kda bf16-state prefill without the lower-bound gate" 1 err "bf16-state prefill kernels \\(kda_split_state_bf16_lb, kda_prefill_bf16_lb\\) are written for the lower-bound gate"
+expect "kda bf16-state prefill without the lower-bound gate" 1 err "bf16-state prefill kernels \\(kda_split32_state_bf16_lb, kda_prefill_bf16_lb\\) are written for the lower-bound gate"
 run kda --mode prefill --state bf16 --seqlens 30,20 --shape H=2 --lower-bound -5
 expect "kda bf16-state prefill of packed sequences under one chunk window" 1 err "need at least 64 tokens in all \\(--seqlens add up to 50\\)"
 run kda --mode prefill --state bf16 --shape T=64,H=2 --kernel kernels/kda/kda_prefill.cake:kda_prefill_lb
@@ -115,7 +115,7 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		mkdir -p "$T/sdump"
 		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --iters 1 --check-heads 2 --format=json --dump "$T/sdump"
 		expect "kda packed prefill on the fake driver: the split chain" 1 \
-			out '"kernel":"kda_split_prep_lb\+kda_split_state_lb\+kda_split_tail"' out '"sequences":2' out '"ok":false'
+			out '"kernel":"kda_split32_prep_lb\+kda_split32_state_lb\+kda_split_tail"' out '"sequences":2' out '"ok":false'
 		if [ "$(wc -c <"$T/sdump/Sl.bin" 2>/dev/null)" = $((4 * 8 * 4)) ] && [ "$(wc -c <"$T/sdump/Cs.bin" 2>/dev/null)" = 12 ] &&
 		   [ "$(wc -c <"$T/sdump/Ps.bin" 2>/dev/null)" = 8 ] && [ ! -e "$T/sdump/OP.bin" ] &&
 		   [ "$(wc -c <"$T/sdump/Cu.bin" 2>/dev/null)" = 24 ] && grep -q '"Cu":{"dtype":"i64","shape":\[3\]}' "$T/sdump/meta.json" &&
@@ -126,7 +126,7 @@ if cc -shared -fPIC -o "$FAKE/libcuda.so.1" tests/cli/fake_cuda.c 2>"$T/cc"; the
 		fi
 		run kda --mode prefill --state bf16 --seqlens 30,34 --shape H=2 --lower-bound -5 --iters 1 --check-heads 2 --format=json
 		expect "kda bf16-state packed prefill on the fake driver: the split chain's bf16 twin" 1 \
-			out '"kernel":"kda_split_prep_lb\+kda_split_state_bf16_lb\+kda_split_tail"' out '"state":"bf16"' out '"ok":false'
+			out '"kernel":"kda_split32_prep_lb\+kda_split32_state_bf16_lb\+kda_split_tail"' out '"state":"bf16"' out '"ok":false'
 		run kda --mode prefill --seqlens 100,60 --shape H=2 --lower-bound -5 --poison Sl=0
 		expect "kda poison of a slot table" 2 err '--poison takes INPUT=INDEX'
 		run kda --mode prefill --shape B=2,H=2,T=40 --lower-bound -5 --kernel kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_state_lb+kda_split_tail

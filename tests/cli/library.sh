@@ -56,7 +56,7 @@ run library kmeans --explain B=1,N=1000,D=96,K=4
 expect "explain kmeans D = 96" 1 out "'D == 64 \|\| D == 128' is false"
 run library kda --explain B=2,T=100,H=4
 expect "explain kda: the split chain from 64 tokens" 0 out 'route: split — the chunked tensor-core prefill' \
-	out 'chunk slots: 4 of 64 tokens \(2 partial entries\)' out '^kernels: kda_split_prep_lb \+ kda_split_state_lb \+ kda_split_tail$'
+	out 'chunk slots: 4 of 64 tokens \(2 partial entries\)' out '^kernels: kda_split32_prep_lb \+ kda_split32_state_lb \+ kda_split_tail$'
 run library kda --explain H=8,seqlens=7:1:40,state=bf16
 expect "explain kda: packed, bf16 state, under 64 tokens: once per sequence" 0 out 'route: prefill_bf16_lb_per_seq' \
 	out '3 sequences packed through cu_seqlens' out 'once per sequence \(3 launches\)'
@@ -279,7 +279,7 @@ else bad "--domain: library and cake disagree" "$(diff "$T/out" "$T/lib_explain"
 
 # ---- kda: the library, its dispatcher against cake's, its error paths, every route on the stand-in driver ----
 run library kda -o "$PKG"
-expect "generate kda into the same folder" 0 err 'built .*libcake_kda.so' err 'kda_split_prep_lb: [0-9]+ registers, 0 bytes spill stores' \
+expect "generate kda into the same folder" 0 err 'built .*libcake_kda.so' err 'kda_split32_prep_lb: [0-9]+ registers, 0 bytes spill stores' \
 	err 'kda_decode_bf16_lb: [0-9]+ registers, 0 bytes spill stores'
 if grep -E 'bytes spill (stores|loads)' "$T/err" | grep -qv ' 0 bytes spill'; then bad "kda kernels: no spills" "$(grep spill "$T/err")"
 else ok "kda kernels: no spills"; fi
@@ -336,7 +336,7 @@ expect "kda error paths" 0 out "^headdim rc=2 .*'DK == 128' is false" out "^t0 r
 	out '^lower-bound rc=1 .*lower_bound -6 is outside \[-5, 0\)' out '^align rc=1 .*16-byte aligned' \
 	out "^decode-t rc=2 .*'DECODE == 0 \|\| T <= 16' is false" out '^run rc=(5|6) ' out '^run-decode rc=(5|6) ' \
 	out '^routes 12: split split_bf16 prefill_lb prefill_varlen_lb prefill_bf16_lb prefill_bf16_lb_per_seq prefill prefill_varlen decode decode_lb decode_bf16 decode_bf16_lb; route\(prefill 1x135 packed\)=split route\(prefill 2x63\)=prefill_lb route\(decode 2x1 bf16\)=decode_bf16_lb route\(bad\)=-2$' \
-	out '^ws split=1319936 split\+states=2368512 decode=0 decode\+zero=262144 bad=0$' out '^version cake_kda '
+	out '^ws split=1328128 split\+states=2376704 decode=0 decode\+zero=262144 bad=0$' out '^version cake_kda '
 # every route on the stand-in driver: tensor maps, grids, the slot tables' upload, the workspace
 # (bench/library_kda_smoke.c --launch-only; its cases name the routes they take), and the
 # launches counted: 3 per split call, 1 per per-token or decode call, 1 per sequence for the

@@ -373,6 +373,23 @@ MUTATE='s/? rp\([0-9]*\)_\[/? 0.0f * rp\1_[/' split_run 1 256 2 -5 35 1
 # ... and the slot masks must hold: with the rows outside a slot kept (the mask's upper bound
 # read as 64) a partial slot takes the next sequence's tokens into its chunk
 MUTATE='s/ < hi)/ < 64)/g' KDA_EMU_SEQLENS=65,1,63,64,40 split_run 1 233 2 -5 39 1 5
+# the default chain: 32-token chunks in the same slots (kda_split32_prep_lb, u^T in UT, e^(G_end)
+# per 32-token half, kda_split32_state_lb stepping every 32 tokens, its bf16-state twin):
+# lambda = -5 and -2.5, a partial last slot, packed sequences, the weak gate where the state
+# outlives a chunk, both state dtypes
+split32() {
+	KDA_SPLIT_PREP=kda_split32_prep_lb KDA_SPLIT_STATE=kda_split32_state_lb KDA_SPLIT_STATE16=kda_split32_state_bf16_lb \
+		KDA_SPLIT_U=UT KDA_SPLIT_NGCE=2 KDA_SPLIT_LABEL=kda_split32 split_run "$@"
+}
+split32 1 256 2 -5 50
+split32 2 128 3 -2.5 51
+split32 2 200 2 -5 52
+KDA_EMU_SEQLENS=65,1,63,64,40 split32 1 233 2 -5 53 0 5
+split32 1 256 2 -0.1 54
+split32 2 192 2 -5 55 0 0 1
+KDA_EMU_SEQLENS=65,1,63,64,40 split32 1 233 2 -2.5 56 0 5 1
+# ... and it must be able to fail: the state's decay between the two halves of a slot dropped
+MUTATE='s/sa\[a_\] = (sa\[a_\] \* ga\[/sa[a_] = (sa[a_] + 0.0f * ga[/' split32 1 256 2 -0.1 57 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

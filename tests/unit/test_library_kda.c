@@ -270,7 +270,7 @@ static void test_kda_explain(void **state)
 	assert_int_equal(lib_load(&ls, lib_family("kda"), "kernels/kda", CAKE_DERIVE, NULL, &err), 0);
 	assert_int_equal(explain(&ls, "B=2,T=100,H=4", &out), R_SPLIT);
 	assert_non_null(strstr(sb_str(&out), "chunk slots: 4 of 64 tokens (2 partial entries)"));
-	assert_non_null(strstr(sb_str(&out), "kernels: kda_split_prep_lb + kda_split_state_lb + kda_split_tail"));
+	assert_non_null(strstr(sb_str(&out), "kernels: kda_split32_prep_lb + kda_split32_state_lb + kda_split_tail"));
 	assert_int_equal(explain(&ls, "B=1,T=8192,H=64,state=bf16", &out), R_SPLIT_BF16);
 	assert_int_equal(explain(&ls, "B=1,T=63,H=64", &out), R_PREFILL_LB);
 	assert_non_null(strstr(sb_str(&out), "chunk slots: none (T = 63 < 64"));

@@ -14,7 +14,7 @@ left() { echo $((${DEADLINE:-560} - ($(date +%s) - T0))); }
 export XDG_CACHE_HOME=/tmp/cake-cache
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 C16=bench/proto/s17/kda_prefill_split16_lb.cake:kda_split16_prep_lb+kda_split16_state_lb+kda_split_tail
-C32=bench/proto/s17/kda_prefill_split32_lb.cake:kda_split32_prep_lb+kda_split32_state_lb+kda_split_tail
+C32=kernels/kda/kda_prefill_split_lb.cake:kda_split32_prep_lb+kda_split32_state_lb+kda_split_tail
 CT=kernels/kda/kda_prefill_split_lb.cake:kda_split_prep_lb+kda_split_statet_lb+kda_split_tail
 one() {
 	v=$1; shift

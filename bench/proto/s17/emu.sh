@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/proto/s17/emu.sh — the 16-token-chunk candidate chain (kda_prefill_split_cand_lb.cake:
-# kda_split_cand_prep_lb + kda_split_cand_state_lb + kda_split_tail; with CHUNK=32 the 32-token one,
-# kda_prefill_split32_lb.cake) on the CPU emulator, checked
+# kda_split16_prep_lb + kda_split16_state_lb + kda_split_tail; the 32-token one, on main since
+# session 18, is in tests/lower/emu.sh) on the CPU emulator, checked
 # against the float64 recurrence by tests/lower/kda_emu.c, as tests/lower/emu.sh checks main's
 # split chain (the same cases: lambda = -5 and -2.5, a partial last slot, packed sequences, the
 # weak gate lambda = -0.1 where the state outlives a chunk), and a mutation that must fail.
@@ -11,8 +11,8 @@ cd "$(dirname "$0")/../../.." || exit 2
 SUITE=emulation TAG=cake-s17emu
 . tests/lower/emu.inc
 emu_checker kda_emu
-CH=${CHUNK:-16}   # CHUNK=32: kda_prefill_split32_lb.cake, the 32-token chunks
-F=bench/proto/s17/kda_prefill_split${CH}_lb.cake
+CH=16
+F=bench/proto/s17/kda_prefill_split16_lb.cake
 PK=kda_split${CH}_prep_lb SK=kda_split${CH}_state_lb
 # split_cand B T H LAMBDA SEED [WANT [N]]: tests/lower/emu.inc's split_run on the candidate's kernels
 split_cand() {
