@@ -2224,28 +2224,54 @@ static void emit_load_smem_cols(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope
 	line(e, "}");
 }
 
+/* Whether x (a shared buffer named whole, or indexed) covers all of b's rows and n columns
+ * from a start column: `buf`, `buf[:, :]`, `buf[:, c +: n]` (or `0 +: rows` for the rows).
+ * *cstart is the start's expression, NULL when it is 0. A start the lowering can evaluate must
+ * be a multiple of 8 inside the buffer; one it cannot (a loop variable's multiple, `p * 64`)
+ * must be a product with a constant factor that is a multiple of 8, so that every thread's
+ * column pair stays inside one 16-byte chunk of one swizzle panel. */
+static bool smem_col_slice(Em *e, const Expr *x, const PlanBuffer *b, long long n, const Expr **cstart)
+{
+	*cstart = NULL;
+	if (x->kind == E_IDENT)
+		return b->rank == 2 && b->shape[1] == n;
+	if (x->kind != E_INDEX || x->nslices != 2 || b->rank != 2)
+		return false;
+	const Slice *r = &x->slices[0], *c = &x->slices[1];
+	long long st = -1, ln = -1;
+	if (r->kind != SL_ALL && !(r->kind == SL_RANGE && eval_expr(r->start, e->k, NULL, &st) && eval_expr(r->len, e->k, NULL, &ln) &&
+	                           st == 0 && ln == b->shape[0]))
+		return false;
+	if (c->kind == SL_ALL)
+		return b->shape[1] == n;
+	if (c->kind != SL_RANGE || !eval_expr(c->len, e->k, NULL, &ln) || ln != n)
+		return false;
+	if (eval_expr(c->start, e->k, NULL, &st)) {
+		if (st < 0 || st % 8 != 0 || st + n > b->shape[1])
+			return false;
+		*cstart = st ? c->start : NULL;
+		return true;
+	}
+	const Expr *m = c->start;
+	long long k = -1;
+	if (m->kind != E_BINARY || m->op != '*' ||
+	    !((eval_expr(m->rhs, e->k, NULL, &k) && k > 0 && k % 8 == 0) || (eval_expr(m->lhs, e->k, NULL, &k) && k > 0 && k % 8 == 0)))
+		return false;
+	*cstart = m;
+	return true;
+}
+
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
  * undoing the buffer's swizzle (the TMA pattern: 16-byte chunk ^= (offset >> 7) & mask). */
 static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 {
 	const PlanBuffer *b = &e->p->buffers[bi];
-	const Expr *src = s->src;
-	bool whole = src->kind == E_IDENT;
-	if (src->kind == E_INDEX && src->nslices == b->rank) {
-		whole = true;
-		for (int i = 0; i < src->nslices; i++) {
-			long long st = -1, ln = -1;
-			const Slice *sl = &src->slices[i];
-			if (sl->kind == SL_ALL)
-				continue;
-			if (sl->kind != SL_RANGE || !eval_expr(sl->start, e->k, NULL, &st) || !eval_expr(sl->len, e->k, NULL, &ln) || st != 0 || ln != b->shape[i])
-				whole = false;
-		}
-	}
+	const Expr *cst = NULL;
+	bool whole = smem_col_slice(e, s->src, b, f->cols, &cst);
 	int esz = dtype_size(b->dt);
 	if (!whole || f->layout != FRAG_ACC || f->role != e->role || f->regs_per_thread == 0 || b->rank != 2 || b->shape[0] != f->rows ||
-	    b->shape[1] != f->cols || (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32)) {
-		refuse(e, s->span, "CK-LOW-002", "load from shared memory is lowered for sm_90a only as the whole 16-bit or f32 buffer into an accumulator-layout fragment of the same shape");
+	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32)) {
+		refuse(e, s->span, "CK-LOW-002", "load from shared memory is lowered for sm_90a only into an accumulator-layout fragment from a 16-bit or f32 buffer of its rows: the whole buffer, or a column panel `buf[:, c +: n]` of the fragment's width (c a multiple of 8)");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
@@ -2258,7 +2284,7 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	line(e, "const u32 base_ = %s;", addr);
 	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
 	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
-	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	line(e, "const int col0_ = %s%s2 * (int)(lane_ %% 4u);", cst ? arena_printf(&e->c->arena, "(int)(%s) + ", cexpr_p(e, cst)) : "",
 	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);
@@ -2291,19 +2317,11 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 {
 	int bi = plan_buffer_index(e->p, lower_base_name(s->dst));
 	const PlanBuffer *b = bi >= 0 ? &e->p->buffers[bi] : NULL;
-	const Expr *dst = s->dst;
-	bool whole = b && (dst->kind == E_IDENT || dst->kind == E_INDEX);
-	for (int i = 0; whole && dst->kind == E_INDEX && i < dst->nslices; i++) {
-		const Slice *sl = &dst->slices[i];
-		long long st = -1, ln = -1;
-		if (sl->kind == SL_ALL)
-			continue;
-		whole = i < b->rank && sl->kind == SL_RANGE && eval_expr(sl->start, e->k, NULL, &st) && eval_expr(sl->len, e->k, NULL, &ln) && st == 0 &&
-		        ln == b->shape[i];
-	}
-	if (!whole || b->rank != 2 || b->shape[0] != f->rows || b->shape[1] != f->cols || f->role != e->role || f->regs_per_thread == 0 ||
+	const Expr *cst = NULL;
+	bool whole = b && smem_col_slice(e, s->dst, b, f->cols, &cst);
+	if (!whole || b->rank != 2 || b->shape[0] != f->rows || f->role != e->role || f->regs_per_thread == 0 ||
 	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32) || (cast != DT_NONE && cast != b->dt)) {
-		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only as the whole tile (`store buf[:, :] <- [cast(]expr[)]`) into a bf16, f16 or f32 buffer of the value's shape, in the buffer's dtype");
+		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only into a bf16, f16 or f32 buffer of the value's rows, in the buffer's dtype: the whole buffer (`store buf[:, :] <- [cast(]expr[)]`) or a column panel `buf[:, c +: n]` of the value's width (c a multiple of 8)");
 		return;
 	}
 	Fx c = {FRAG_ACC, f, NULL, 0};
@@ -2329,7 +2347,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	line(e, "const u32 base_ = %s;", addr);
 	line(e, "const int row0_ = %s(int)(warp %% 4u) * 16 + (int)(lane_ / 4u);",
 	     (f->split == SPLIT_M && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_rows) : "");
-	line(e, "const int col0_ = %s2 * (int)(lane_ %% 4u);",
+	line(e, "const int col0_ = %s%s2 * (int)(lane_ %% 4u);", cst ? arena_printf(&e->c->arena, "(int)(%s) + ", cexpr_p(e, cst)) : "",
 	     (f->split == SPLIT_N && r->nwg > 1) ? arena_printf(&e->c->arena, "(int)role_wg * %lld + ", f->wg_cols) : "");
 	line(e, "#pragma unroll");
 	line(e, "for (int p_ = 0; p_ < %d; ++p_) {", f->regs_per_thread / 2);

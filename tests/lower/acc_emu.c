@@ -42,6 +42,10 @@
  *   acc_emu gen-panels DIR B SEED  tests/corpus/good/tma_panels.cake: X [B, 64, 128] bf16, NaN Out
  *   acc_emu check-panels DIR B SEED  Out == 2 X exactly (two TMA boxes into the panels of one
  *                                  swizzled buffer, read back in the accumulator layout)
+ *   acc_emu gen-cpanels DIR B SEED  tests/corpus/good/acc_smem_panels.cake: X [B, 64, 128] bf16, NaN Out, Out2
+ *   acc_emu check-cpanels DIR B SEED  Out == 2 X on columns 0..63 and 4 X on 64..127, Out2 == X with
+ *                                  its 64-column halves swapped, exactly (column panels of shared
+ *                                  buffers loaded and stored in the accumulator layout)
  *   acc_emu gen-streamk DIR M N K NG SEED  kernels/gemm/gemm_streamk.cake: A [M, K], B [N, K], NaN C
  *                                  [M, N] and NaN pieces P [NG, 2, M, 256]
  *   acc_emu check-streamk DIR M N K NG SEED  C (after gemm_bf16_streamk and gemm_streamk_fixup)
@@ -628,19 +632,30 @@ static int panels_case(int argc, char **argv)
 	uint64_t seed = strtoull(argv[4], NULL, 10);
 	uint16_t *X = malloc(2 * (size_t)n);
 	oracle_fill_bf16(X, (size_t)n, seed);
+	bool cp = strstr(argv[1], "cpanels") != NULL;
 	if (!strncmp(argv[1], "gen-", 4)) {
 		wr(dir, "X", X, 2 * (size_t)n);
 		float *o = nanbuf((size_t)n);
 		wr(dir, "Out", o, 4 * (size_t)n);
+		if (cp)
+			wr(dir, "Out2", o, 4 * (size_t)n);
 		free(o), free(X);
 		return 0;
 	}
-	float *O = rd(dir, "Out", (size_t)n);
+	float *O = rd(dir, "Out", (size_t)n), *O2 = cp ? rd(dir, "Out2", (size_t)n) : NULL;
 	long long bad = 0;
-	for (long long i = 0; i < n; i++)
-		bad += !(O[i] == 2.0f * oracle_bf16_to_f32(X[i]));
-	printf("tma panels: %lld of %lld elements differ from 2 X%s\n", bad, n, bad ? " FAIL" : "");
-	free(O), free(X);
+	for (long long i = 0; i < n; i++) {
+		long long c = i % 128;
+		float x = oracle_bf16_to_f32(X[i]);
+		bad += !(O[i] == (cp && c >= 64 ? 4.0f : 2.0f) * x);
+		if (cp)   /* Out2[r, c] = X[r, c ^ 64]: the halves swapped */
+			bad += !(O2[i] == oracle_bf16_to_f32(X[i - c + (c ^ 64)]));
+	}
+	if (cp)
+		printf("column panels: %lld of %lld elements differ from 2 X | 4 X and the swapped X%s\n", bad, 2 * n, bad ? " FAIL" : "");
+	else
+		printf("tma panels: %lld of %lld elements differ from 2 X%s\n", bad, n, bad ? " FAIL" : "");
+	free(O), free(O2), free(X);
 	return bad ? 1 : 0;
 }
 
@@ -737,7 +752,7 @@ int main(int argc, char **argv)
 		return assign_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-streamk"))
 		return streamk_case(argc, argv);
-	if (argc >= 2 && strstr(argv[1], "-panels"))
+	if (argc >= 2 && strstr(argv[1], "panels"))
 		return panels_case(argc, argv);
 	if (argc >= 2 && (strstr(argv[1], "-splitk") || strstr(argv[1], "-reduce")))
 		return splitk_case(argc, argv);

@@ -125,6 +125,11 @@ acc_case() {
 acc_case tma_panels tests/corpus/good/tma_panels.cake panels 2 45
 # ... and it must be able to fail: the second box lands on the first panel
 MUTATE='s|smem_xs + 8192u /\* panel 1 \*/|smem_xs + 0u|' acc_case tma_panels tests/corpus/good/tma_panels.cake panels 1 46
+# accumulator-layout loads and stores of one column panel of a wider shared buffer (a loop
+# variable's multiple and constant offsets; tests/corpus/good/acc_smem_panels.cake), and a
+# mutation that must fail: the loop's panel offset dropped
+acc_case acc_smem_panels tests/corpus/good/acc_smem_panels.cake cpanels 2 47
+MUTATE='s/(int)((p \* 64)) + //' acc_case acc_smem_panels tests/corpus/good/acc_smem_panels.cake cpanels 1 48
 # cumsum(x, 0) over accumulator-layout tiles: split m (blocks across warpgroups), split n, unsplit, i32
 acc_case acc_scan tests/corpus/good/acc_scan.cake scan 2 11
 # ... and it must be able to fail: the second row half no longer adds the first half's total
