@@ -23,9 +23,6 @@ BG=$!
 C2=/tmp/chain2wg.cake
 cat kernels/kda/kda_prefill_split_lb.cake bench/proto/s20/kda_prep2wg.cake > "$C2"
 CAND="$C2:kda_split32_prep2_lb+kda_split32_state_lb+kda_split_tail"
-# (1) sanitizers on main's default chain
-OUT=$OUT/san SANITIZE_CASES='^kda_split_(T200|varlen|persistent|bf16)$' timeout 200 bash bench/sanitize.sh > "$OUT/sanitize.txt" 2>&1
-echo "sanitize rc $? at $(($(date +%s) - T0)) s" >> "$OUT/sanitize.txt"
 # (2) A/B
 one() {
 	v=$1; shift
@@ -35,18 +32,27 @@ one() {
 		grep -E 'time|stage|check|FAIL|error' | tr '\n' ' ')
 	echo "$v $*: $r"
 }
-for round in 1 2; do
-	for s in "--shape B=1,H=64,T=8192" "--shape B=8,H=64,T=1024" "--shape B=1,H=96,T=8192" "--shape H=64,T=8192 --seqlens 1300,547,2048,963,271,3063"; do
+ab_round() {   # ab_round MIN-LEFT SHAPES...: main and the candidate alternating, while MIN-LEFT seconds remain
+	m=$1; shift
+	for s in "$@"; do
 		for v in main cand; do
-			[ "$(left)" -lt 330 ] && break 3
+			[ "$(left)" -lt "$m" ] && return
 			# shellcheck disable=SC2086
 			one $v $s >> "$OUT/ab.log" 2>&1
 		done
 	done
-done
+}
+ab_round 120 "--shape B=1,H=64,T=8192" "--shape B=8,H=64,T=1024" "--shape B=1,H=96,T=8192"
+echo "A/B round 1 done at $(($(date +%s) - T0)) s" >> "$OUT/ab.log"
+# (1) sanitizers on main's default chain (the bf16-state twin has not run on a GPU before)
+SC='^kda_split_(T200|bf16)$'
+[ "$(left)" -gt 300 ] && SC='^kda_split_(T200|varlen|persistent|bf16)$'
+OUT=$OUT/san SANITIZE_CASES=$SC timeout $(( $(left) > 300 ? 200 : 110 )) bash bench/sanitize.sh > "$OUT/sanitize.txt" 2>&1
+echo "sanitize rc $? at $(($(date +%s) - T0)) s" >> "$OUT/sanitize.txt"
+ab_round 330 "--shape H=64,T=8192 --seqlens 1300,547,2048,963,271,3063" "--shape B=1,H=64,T=8192" "--shape B=8,H=64,T=1024" "--shape B=1,H=96,T=8192"
 echo "A/B done at $(($(date +%s) - T0)) s" >> "$OUT/ab.log"
 # (3) the library
-OUT=$OUT/lib timeout 150 bash bench/library.sh kda > "$OUT/library.txt" 2>&1
+[ "$(left)" -gt 100 ] && OUT=$OUT/lib timeout $(( $(left) > 250 ? 150 : 80 )) bash bench/library.sh kda > "$OUT/library.txt" 2>&1
 echo "library rc $? at $(($(date +%s) - T0)) s" >> "$OUT/library.txt"
 # (4) the candidate under the sanitizers
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -78,7 +84,7 @@ if [ "$(left)" -gt 150 ]; then
 	echo "rc $? at $(($(date +%s) - T0)) s" >> "$OUT/kda_paper.txt"
 	grep -h '"case"' "$OUT/kda_paper.txt" > "$OUT/fla.jsonl"
 fi
-echo "== sanitize"; tail -8 "$OUT/sanitize.txt"
+echo "== sanitize"; cat "$OUT/san/sanitize.tsv" 2>/dev/null; tail -2 "$OUT/sanitize.txt"
 echo "== A/B"; sed -E 's/ +/ /g; s/\(medians, timed apart\)//; s/CUDA events, median of 10 launches//' "$OUT/ab.log"
 echo "== library"; tail -6 "$OUT/library.txt"
 echo "== cand sanitizers"; cat "$OUT/cand_san.txt" 2>/dev/null
