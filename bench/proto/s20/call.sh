@@ -17,9 +17,12 @@ T0=$(date +%s)
 left() { echo $((${DEADLINE:-560} - ($(date +%s) - T0))); }
 export XDG_CACHE_HOME=/tmp/cake-cache
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-( cd .baselines && MAX_JOBS=6 NVCC_THREADS=1 bash build_flashkda.sh flashkda /tmp/fkda-site > "$OUT/fkda_build.log" 2>&1 &&
-	tar -C /tmp -czf "$OUT/fkda-site.tgz" fkda-site && echo built >> "$OUT/fkda_build.log" ) &
-BG=$!
+BG=
+if [ "${DEADLINE:-560}" -ge 450 ]; then   # FlashKDA only for a call long enough to reach (6)
+	( cd .baselines && MAX_JOBS=6 NVCC_THREADS=1 bash build_flashkda.sh flashkda /tmp/fkda-site > "$OUT/fkda_build.log" 2>&1 &&
+		tar -C /tmp -czf "$OUT/fkda-site.tgz" fkda-site && echo built >> "$OUT/fkda_build.log" ) &
+	BG=$!
+fi
 C2=/tmp/chain2wg.cake
 cat kernels/kda/kda_prefill_split_lb.cake bench/proto/s20/kda_prep2wg.cake > "$C2"
 CAND="$C2:kda_split32_prep2_lb+kda_split32_state_lb+kda_split_tail"
@@ -77,9 +80,9 @@ for k in kda_split32_prep_lb kda_split32_prep2_lb; do
 		bin/cake kda --mode prefill --lower-bound -5 --shape B=1,H=64,T=8192 --iters 1 --check-heads 1 "${kd[@]}" > "$OUT/ncu_$k.txt" 2>&1
 	echo "ncu $k rc $? at $(($(date +%s) - T0)) s" >> "$OUT/ncu_$k.txt"
 done
-wait $BG
+[ -n "$BG" ] && wait "$BG"
 # (6) the long single sequence
-if [ "$(left)" -gt 150 ]; then
+if [ -n "$BG" ] && [ "$(left)" -gt 150 ]; then
 	PYTHONPATH=/tmp/fkda-site KDA_BENCH_DIR=/tmp/kb KDA_CASES=paper KDA_ONLY=T32768 timeout $(($(left) - 10)) sh bench/kda.sh > "$OUT/kda_paper.txt" 2>&1
 	echo "rc $? at $(($(date +%s) - T0)) s" >> "$OUT/kda_paper.txt"
 	grep -h '"case"' "$OUT/kda_paper.txt" > "$OUT/fla.jsonl"
@@ -92,7 +95,7 @@ echo "== ncu"
 for k in kda_split32_prep_lb kda_split32_prep2_lb; do
 	echo "-- $k"; grep -E 'Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|Executed Ipc A|No Eligible|rc ' "$OUT/ncu_$k.txt" | sed -E 's/ +/ /g' | head -14
 done
-echo "== fkda: $(tail -1 "$OUT/fkda_build.log")"
+echo "== fkda: $(tail -1 "$OUT/fkda_build.log" 2>/dev/null)"
 echo "== paper"; [ -s "$OUT/fla.jsonl" ] && python3 bench/proto/s19/paper_table.py "$OUT/fla.jsonl"
 tail -2 "$OUT/kda_paper.txt" 2>/dev/null
 echo "total $(($(date +%s) - T0)) s"
