@@ -2227,9 +2227,10 @@ static void emit_load_smem_cols(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope
 /* Whether x (a shared buffer named whole, or indexed) covers all of b's rows and n columns
  * from a start column: `buf`, `buf[:, :]`, `buf[:, c +: n]` (or `0 +: rows` for the rows).
  * *cstart is the start's expression, NULL when it is 0. A start the lowering can evaluate must
- * be a multiple of 8 inside the buffer; one it cannot (a loop variable's multiple, `p * 64`)
- * must be a product with a constant factor that is a multiple of 8, so that every thread's
- * column pair stays inside one 16-byte chunk of one swizzle panel. */
+ * be a multiple of 8 inside the buffer; one it cannot must be a loop variable's multiple,
+ * `p * 64`, with a constant factor that is a multiple of 8 (every thread's column pair stays
+ * inside one 16-byte chunk of one swizzle panel) and the loop's bounds constants that keep
+ * every panel inside the buffer. */
 static bool smem_col_slice(Em *e, const Expr *x, const PlanBuffer *b, long long n, const Expr **cstart)
 {
 	*cstart = NULL;
@@ -2252,13 +2253,27 @@ static bool smem_col_slice(Em *e, const Expr *x, const PlanBuffer *b, long long 
 		*cstart = st ? c->start : NULL;
 		return true;
 	}
+	/* v * k or k * v: v a loop variable with constant bounds, so that the start's every value
+	 * is known: each inside the buffer */
 	const Expr *m = c->start;
 	long long k = -1;
-	if (m->kind != E_BINARY || m->op != '*' ||
-	    !((eval_expr(m->rhs, e->k, NULL, &k) && k > 0 && k % 8 == 0) || (eval_expr(m->lhs, e->k, NULL, &k) && k > 0 && k % 8 == 0)))
+	if (m->kind != E_BINARY || m->op != '*')
 		return false;
-	*cstart = m;
-	return true;
+	const Expr *v = eval_expr(m->rhs, e->k, NULL, &k) ? m->lhs : eval_expr(m->lhs, e->k, NULL, &k) ? m->rhs : NULL;
+	if (!v || v->kind != E_IDENT || !v->name || k <= 0 || k % 8 != 0)
+		return false;
+	for (int i = (e->loops < 16 ? e->loops : 16) - 1; i >= 0; i--) {
+		const Stmt *l = e->loop_at[i];
+		if (!l->name || strcmp(l->name, v->name))
+			continue;
+		long long lo = 0, hi = 0, step = 1;
+		if (!eval_expr(l->lo, e->k, NULL, &lo) || !eval_expr(l->hi, e->k, NULL, &hi) || (l->step && !eval_expr(l->step, e->k, NULL, &step)) ||
+		    step <= 0 || lo < 0 || (hi > lo && (hi - 1) * k + n > b->shape[1]))
+			return false;
+		*cstart = m;
+		return true;
+	}
+	return false;
 }
 
 /* load FRAG <- buf[:, :]: a whole shared buffer into an accumulator-layout fragment,
@@ -2271,7 +2286,7 @@ static void emit_load_smem(Em *e, Stmt *s, const PlanFrag *f, int bi, Scope sc)
 	int esz = dtype_size(b->dt);
 	if (!whole || f->layout != FRAG_ACC || f->role != e->role || f->regs_per_thread == 0 || b->rank != 2 || b->shape[0] != f->rows ||
 	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32)) {
-		refuse(e, s->span, "CK-LOW-002", "load from shared memory is lowered for sm_90a only into an accumulator-layout fragment from a 16-bit or f32 buffer of its rows: the whole buffer, or a column panel `buf[:, c +: n]` of the fragment's width (c a multiple of 8)");
+		refuse(e, s->span, "CK-LOW-002", "load from shared memory is lowered for sm_90a only into an accumulator-layout fragment from a 16-bit or f32 buffer of its rows: the whole buffer, or a column panel `buf[:, c +: n]` of the fragment's width inside the buffer (c a multiple of 8: a constant, or a loop variable times one over a loop with constant bounds)");
 		return;
 	}
 	const PlanRole *r = &e->p->roles[e->role];
@@ -2321,7 +2336,7 @@ static void emit_store_smem_acc(Em *e, Stmt *s, const Expr *src, DType cast, con
 	bool whole = b && smem_col_slice(e, s->dst, b, f->cols, &cst);
 	if (!whole || b->rank != 2 || b->shape[0] != f->rows || f->role != e->role || f->regs_per_thread == 0 ||
 	    (b->dt != DT_BF16 && b->dt != DT_F16 && b->dt != DT_F32) || (cast != DT_NONE && cast != b->dt)) {
-		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only into a bf16, f16 or f32 buffer of the value's rows, in the buffer's dtype: the whole buffer (`store buf[:, :] <- [cast(]expr[)]`) or a column panel `buf[:, c +: n]` of the value's width (c a multiple of 8)");
+		refuse(e, s->span, "CK-LOW-011", "a store of an accumulator-layout value into shared memory is lowered for sm_90a only into a bf16, f16 or f32 buffer of the value's rows, in the buffer's dtype: the whole buffer (`store buf[:, :] <- [cast(]expr[)]`) or a column panel `buf[:, c +: n]` of the value's width inside the buffer (c a multiple of 8: a constant, or a loop variable times one over a loop with constant bounds)");
 		return;
 	}
 	Fx c = {FRAG_ACC, f, NULL, 0};
@@ -2660,6 +2675,8 @@ static void emit_for(Em *e, Stmt *s, Scope sc)
 	/* a fresh iteration re-arms the barriers its TMA loads signal */
 	bool *saved = e->armed;
 	e->armed = arena_alloc(&e->c->arena, sizeof(bool) * (size_t)(e->p->nbarriers + 1));
+	if (e->loops < 16)
+		e->loop_at[e->loops] = s;
 	e->loops++;
 	emit_list(e, s->body, s->nbody, in);
 	e->loops--;

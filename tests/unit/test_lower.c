@@ -1473,6 +1473,77 @@ static const char PANELS[] =
 	"  }\n"
 	"}\n";
 
+/* tests/corpus/good/acc_smem_panels.cake (comments dropped): column panels of shared buffers
+ * loaded and stored in the accumulator layout (LANGUAGE.md §5.6), at a loop variable's
+ * multiple and at constant offsets */
+static const char *CPANELS =
+	"kernel acc_smem_panels target sm_90a\n"
+	"  param X:    global bf16[B, 64, 128]\n"
+	"  param Out:  global f32[B, 64, 128]\n"
+	"  param Out2: global f32[B, 64, 128]\n"
+	"  grid (B) as (b)\n"
+	"  role load warps 0..3\n"
+	"  role work warps 4..7\n"
+	"  smem xs: bf16[64, 128] swizzle 128B\n"
+	"  smem ys: bf16[64, 128] swizzle 128B\n"
+	"  smem zs: f32[64, 128]\n"
+	"  barrier full producers load consumers work arrivals 1\n"
+	"  frag t: bf16[64, 64] in work\n"
+	"  frag u: bf16[64, 128] in work\n"
+	"  frag w: f32[64, 128] in work\n"
+	"{\n"
+	"  in load {\n"
+	"    tma xs[:, 0 +: 64] <- X[b, 0 +: 64, 0 +: 64] signal full\n"
+	"    tma xs[:, 64 +: 64] <- X[b, 0 +: 64, 64 +: 64] signal full\n"
+	"  }\n"
+	"  in work {\n"
+	"    wait full\n"
+	"    for p in 0 .. 2 {\n"
+	"      load t <- xs[:, p * 64 +: 64]\n"
+	"      store ys[:, p * 64 +: 64] <- bf16(f32(t) * (2.0 + 2.0 * f32(p)))\n"
+	"    }\n"
+	"    load t <- xs[:, 64 +: 64]\n"
+	"    store zs[:, 0 +: 64] <- f32(t)\n"
+	"    load t <- xs[:, 0 +: 64]\n"
+	"    store zs[:, 64 +: 64] <- f32(t)\n"
+	"    sync work\n"
+	"    load u <- ys[:, :]\n"
+	"    store Out[b, :, :] <- f32(u)\n"
+	"    load w <- zs[:, :]\n"
+	"    store Out2[b, :, :] <- w\n"
+	"  }\n"
+	"}\n";
+
+static void test_smem_col_panels(void **state)
+{
+	(void)state;
+	Fx f;
+	fx_open(&f, CPANELS);
+	Plan *p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cu = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cu, false));
+	static const char *must[] = {
+		"const int col0_ = (int)((p * 64)) + 2 * (int)(lane_ % 4u);",   /* the loop's panel */
+		"const int col0_ = (int)(64) + 2 * (int)(lane_ % 4u);",         /* a constant one */
+	};
+	expect_all(sb_str(&cu), must, NELEM(must));
+	expect_compiles(sb_str(&cu), "acc_smem_panels");
+	sb_free(&cu);
+	fx_close(&f);
+	/* refusals: a loop that takes a panel past the buffer's end; a start that is not a
+	 * multiple of 8; a factor that is not one; a loop with a bound the lowering cannot know */
+	char *r1 = text_with(CPANELS, "for p in 0 .. 2 {", "for p in 0 .. 3 {");
+	expect_refused(r1, "CK-LOW-002");
+	char *r2 = text_with(CPANELS, "load t <- xs[:, 64 +: 64]", "load t <- xs[:, 4 +: 64]");
+	expect_refused(r2, "CK-LOW-002");
+	char *r3 = text_with(CPANELS, "store ys[:, p * 64 +: 64]", "store ys[:, p * 60 +: 64]");
+	expect_refused(r3, "CK-LOW-011");
+	char *r4 = text_with(CPANELS, "for p in 0 .. 2 {", "for p in 0 .. B {");
+	expect_refused(r4, "CK-LOW-002");
+	free(r1), free(r2), free(r3), free(r4);
+}
+
 static void test_wgmma_panels(void **state)
 {
 	(void)state;
@@ -1527,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(test_thread_tiles),
 		cmocka_unit_test(test_acc_primitives),
 		cmocka_unit_test(test_wgmma_panels),
+		cmocka_unit_test(test_smem_col_panels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
