@@ -31,7 +31,7 @@ typedef struct Em {
 	const char *file;   /* basename of the source */
 	int role;           /* current role index */
 	int loops;          /* loops around the statement being emitted */
-	const Stmt *loop_at[16]; /* the innermost 16 of those loops, outermost first (a loop variable's range) */
+	const Stmt *loop_at[16]; /* those loops, outermost first (the outer 16 only): where a loop variable's range is read */
 	bool elected;       /* current role runs on one elected thread */
 	unsigned short need_w[2][33]; /* wgmma wrappers needed: [f16?][N/8], bit (A negated ? 8 : 0) + (A M-major ? 4 : 0) + (A regs ? 2 : 0) + (B N-major ? 1 : 0) */
 	bool need_rank[6];  /* tma_load_Nd wrappers needed */
