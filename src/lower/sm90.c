@@ -725,12 +725,17 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	long long n0mult = f->split == SPLIT_N && nwg > 1 ? f->wg_cols : 0;   /* the warpgroup's first column (a multiple of) */
 	bool ok_shape = f->mtiles >= 1 && f->wg_cols >= ti->wgmma_n_min && f->wg_cols <= ti->wgmma_n_max && f->wg_cols % ti->wgmma_n_step == 0 &&
 	                M == f->rows && N == f->cols;
-	/* an N-major B is read from the warpgroup's first column in whole atoms */
-	bool nmaj_ok = tb || ((n0mult * 2) % SB == 0 && (f->wg_cols * 2 <= SB || (f->wg_cols * 2) % SB == 0));
+	/* an N-major B is read from the warpgroup's first column in whole atoms, or (a warpgroup
+	 * narrower than an atom, whose width divides it) from inside one atom: the descriptor's
+	 * start then lies 16-byte chunks into the atom's rows, as a K-major operand's K steps do,
+	 * and the swizzle still applies to the address (the pattern's row phase is unchanged) */
+	bool nsub = n0mult > 0 && f->wg_cols * 2 < SB && SB % (f->wg_cols * 2) == 0 && (f->wg_cols * 2) % 16 == 0;
+	bool nmaj_ok = tb || nsub || ((n0mult * 2) % SB == 0 && (f->wg_cols * 2 <= SB || (f->wg_cols * 2) % SB == 0));
 	if (ok_shape && KB == K && !nmaj_ok) {
 		Diag *d = refuse(e, s->span, "CK-LOW-009", "wgmma reads an N-major B in whole swizzle atoms of %d columns, but each warpgroup's %lld columns of %s start inside one",
 		                 SB / 2, f->wg_cols, B->name);
-		diag_set(&d->hint, "give each warpgroup a multiple of %d columns, or store the transposed tile and read it K-major (written %s^T)", SB / 2, B->name);
+		diag_set(&d->hint, "give each warpgroup a multiple of %d columns or a divisor of it (a multiple of 8), or store the transposed tile and read it K-major (written %s^T)",
+		         SB / 2, B->name);
 		return;
 	}
 	if (!ok_shape || KB != K || K % ti->wgmma_k_16bit || !nmaj_ok) {
@@ -781,6 +786,9 @@ static void emit_wgmma(Em *e, Stmt *s, Scope sc)
 	if (f->split == SPLIT_N && nwg > 1) {
 		if (tb)
 			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns */", baddr, f->wg_cols * SB, f->wg_cols);
+		else if (nsub)
+			line(e, "const u32 b_base_ = %s + role_wg / %lldu * %lldu + role_wg %% %lldu * %lldu;   /* this warpgroup's %lld columns: %lld B into a panel of %s */",
+			     baddr, SB / (f->wg_cols * 2), panel_bytes(B), SB / (f->wg_cols * 2), f->wg_cols * 2, f->wg_cols, f->wg_cols * 2, B->name);
 		else
 			line(e, "const u32 b_base_ = %s + role_wg * %lldu;   /* this warpgroup's %lld columns: its panels of %s */", baddr,
 			     f->wg_cols * 2 / SB * panel_bytes(B), f->wg_cols, B->name);

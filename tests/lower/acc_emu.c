@@ -24,6 +24,8 @@
  *   acc_emu gen-inv DIR B SEED     acc_trisolve.cake's acc_triinv*: Lm [B, 64, 64], OutI and OutJ poisoned
  *   acc_emu check-inv DIR B SEED   L^-1 in float64 (forward substitution against the identity) with the
  *                                  kernel's two L against OutI and OutJ; the zeros above the diagonal included
+ *   acc_emu gen-nsub DIR B SEED    acc_wgmma_nsub.cake: Q [B, 64, 128], W [B, 64, 64] (bf16, as gen-wgmma's)
+ *   acc_emu check-nsub DIR B SEED  O = W Q against float64 products
  *   acc_emu gen-wgmma DIR B SEED   acc_wgmma.cake: P, Q [B, 64, 128], R [B, 128, 128], W [B, 64, 64] (bf16)
  *   acc_emu check-wgmma DIR B SEED float64 products: O1 = P Q^T, O2 = P R, O3 = O5 = W Q, O4 = P^T Q,
  *                                  O6 = W W^T, O7 = W W
@@ -463,6 +465,23 @@ static int wgmma_case(int argc, char **argv)
 	size_t np = (size_t)(B * 64 * 128), nr = (size_t)(B * 128 * 128), nw = (size_t)(B * 64 * 64);
 	uint16_t *P = malloc(2 * np), *Q = malloc(2 * np), *R = malloc(2 * nr), *W = malloc(2 * nw);
 	oracle_fill_bf16(P, np, seed), oracle_fill_bf16(Q, np, seed + 1), oracle_fill_bf16(R, nr, seed + 2), oracle_fill_bf16(W, nw, seed + 3);
+	if (strstr(argv[1], "-nsub")) {   /* acc_wgmma_nsub.cake: O = W Q over four warpgroups of 32 columns */
+		int bad = 0;
+		if (!strcmp(argv[1], "gen-nsub")) {
+			wr(dir, "Q", Q, 2 * np), wr(dir, "W", W, 2 * nw);
+			float *a = nanbuf(np);
+			wr(dir, "O", a, 4 * np);
+			free(a);
+		} else {
+			float *O = rd(dir, "O", np);
+			for (long long b = 0; b < B; b++)
+				bad += mm_bad(O + b * 64 * 128, 64, 128, 64, W + b * 64 * 64, 64, 1, Q + b * 64 * 128, 128, 1);
+			printf("acc_wgmma_nsub: W Q, %d of %zu elements bad%s\n", bad, np, bad ? " FAIL" : "");
+			free(O);
+		}
+		free(P), free(Q), free(R), free(W);
+		return bad ? 1 : 0;
+	}
 	if (!strcmp(argv[1], "gen-wgmma")) {
 		wr(dir, "P", P, 2 * np), wr(dir, "Q", Q, 2 * np), wr(dir, "R", R, 2 * nr), wr(dir, "W", W, 2 * nw);
 		float *a = nanbuf(nr);
@@ -758,7 +777,7 @@ int main(int argc, char **argv)
 		return splitk_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-gemm"))
 		return gemm_case(argc, argv);
-	if (argc >= 2 && strstr(argv[1], "-wgmma"))
+	if (argc >= 2 && (strstr(argv[1], "-wgmma") || strstr(argv[1], "-nsub")))
 		return wgmma_case(argc, argv);
 	if (argc >= 2 && strstr(argv[1], "-tri"))
 		return tri_case(argc, argv);

@@ -1566,12 +1566,27 @@ static void test_wgmma_panels(void **state)
 	expect_compiles(t, "panels");
 	sb_free(&cu);
 	fx_close(&f);
-	/* an N-major B whose warpgroup columns start inside a swizzle atom is refused */
+	/* an N-major B of 32 columns a warpgroup, the second warpgroup's starting 64 B inside the
+	 * 64-column atom: read from there (tests/corpus/good/acc_wgmma_nsub.cake runs the form) */
 	char *h = text_with(PANELS, "  smem pa: bf16[64, 128] swizzle 128B\n", "  smem pa: bf16[64, 128] swizzle 128B\n  smem nb: bf16[64, 64] swizzle 128B\n  frag e: f32[64, 64] in math split n\n  frag z: bf16[64, 64] in math\n");
 	char *h2 = text_with(h, "    wgmma_wait 0\n", "    wgmma e = nb @ nb\n    wgmma_wait 0\n");
 	char *h3 = text_with(h2, "    store pa[:, :] <- t\n", "    store pa[:, :] <- t\n    z = 0\n    store nb[:, :] <- z\n");
-	expect_refused(h3, "CK-LOW-009");
-	free(h), free(h2), free(h3);
+	fx_open(&f, h3);
+	p = derive_plan(&f.c, f.k);
+	assert_non_null(p);
+	StrBuf cs = {0};
+	assert_true(lower_sm90(&f.c, f.k, p, &cs, false));
+	static const char *sub[] = {"const u32 b_base_ = smem_nb + role_wg / 2u * 8192u + role_wg % 2u * 64u;"};
+	expect_all(sb_str(&cs), sub, NELEM(sub));
+	sb_free(&cs);
+	fx_close(&f);
+	/* ... and one whose 96 columns start inside an atom and cross into the next is refused */
+	char *h4 = text_with(h3, "  smem nb: bf16[64, 64] swizzle 128B\n  frag e: f32[64, 64] in math split n\n",
+	                     "  smem nb: bf16[64, 192] swizzle 128B\n  frag e: f32[64, 192] in math split n\n");
+	char *h5 = text_with(h4, "    wgmma e = nb @ nb\n", "    wgmma e = z @ nb\n");
+	char *h6 = text_with(h5, "    store nb[:, :] <- z\n", "    store nb[:, 0 +: 64] <- z\n    store nb[:, 64 +: 64] <- z\n    store nb[:, 128 +: 64] <- z\n");
+	expect_refused(h6, "CK-LOW-009");
+	free(h), free(h2), free(h3), free(h4), free(h5), free(h6);
 }
 
 int main(void)
