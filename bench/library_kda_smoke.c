@@ -12,7 +12,8 @@
  * the relative L2 error of o and of the final state within the family's tolerance (prefill 8e-3;
  * decode 4e-3 on o, 1e-4 on an f32 state, 4e-3 on a bf16 one) and no NaN anywhere. The cases
  * cover every route (cake_kda_route names it): the split chain at T = 64, 100, 200 and packed
- * ragged sequences, T < 64 for the per-token fallbacks (B sequences, packed, bf16 per
+ * ragged sequences, its paired state pass at H = 96 (fixed and packed: more half chains than a
+ * 132-SM GPU runs in a wave), T < 64 for the per-token fallbacks (B sequences, packed, bf16 per
  * sequence), the softplus gate, decode T = 1 and 5 in both state dtypes, with and without an
  * initial state, the final state in place, a caller's workspace.
  * --launch-only runs every call without reading results: tests/cli/library.sh runs it on the
@@ -277,6 +278,8 @@ int main(int argc, char **argv)
 		{0, 1, 1, 1, 1, 0, 2, 130, 1, 0, {0}, -5.0f},         /* split_bf16 in place */
 		{0, 0, 1, 1, 0, 0, 1, 0, 2, 4, {70, 1, 64, 9}, -5.0f},   /* split over ragged packed sequences */
 		{0, 1, 1, 1, 0, 1, 1, 0, 1, 3, {100, 5, 40}, -2.0f},  /* split_bf16 packed */
+		{0, 0, 1, 1, 0, 0, 3, 100, 96, 0, {0}, -5.0f},        /* split_paired: 576 half chains > 132 SMs */
+		{0, 1, 1, 1, 0, 1, 1, 0, 96, 3, {100, 5, 40}, -3.0f}, /* split_bf16_paired packed */
 		{0, 0, 1, 1, 0, 0, 3, 17, 2, 0, {0}, -5.0f},          /* prefill_lb (T < 64) */
 		{0, 0, 1, 1, 0, 0, 1, 0, 2, 3, {20, 1, 30}, -5.0f},   /* prefill_varlen_lb */
 		{0, 1, 1, 1, 0, 0, 2, 33, 1, 0, {0}, -5.0f},          /* prefill_bf16_lb */

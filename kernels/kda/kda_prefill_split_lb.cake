@@ -36,6 +36,9 @@
 #                       products: S^T stays in registers and is the A operand itself, so the
 #                       three tile stores, fences and named barriers of each chunk step go
 #                       (below, before kda_split_tail).
+#   kda_split32_state2_lb (and kda_split32_state2_bf16_lb) the 32-token state pass with both
+#                       value halves of a (head, sequence) on one CTA's two warpgroups: for
+#                       shapes whose 2 H N chains need more than one wave of the SMs (below).
 #   kda_split_tail      the valid rows of the partial slots (a sequence's last chunk when its
 #                       length is not a multiple of 64), from the state kernel's OP into O.
 #
@@ -1048,6 +1051,293 @@ kernel kda_split32_state_bf16_lb target sm_90a family kda stage
     }
     store SN[n, h, vh * 64 +: 64, 0 +: 64] <- bf16(sa)
     store SN[n, h, vh * 64 +: 64, 64 +: 64] <- bf16(sb)
+  }
+}
+
+
+# kda_split32_state2_lb — kda_split32_state_lb with both value halves of a (head, sequence) in
+# one CTA: its two math warpgroups each carry one half's chain (the fragments split m, 64 value
+# rows a warpgroup, as the two CTAs of kda_split32_state_lb's grid did) and one ring feeds both,
+# so W, QG, KD, A_qk and the decays cross from L2 into shared memory once for the two halves
+# (138 KB of ring). H x N CTAs of two chains each: where kda_split32_state_lb's 2 H N CTAs take
+# more than one wave of the SMs (H = 96 one sequence: 192 CTAs on 132 SMs), these take half as
+# many waves, each chain about 1.4 times as long as alone on an SM (two share its tensor cores
+# and issue slots; session 21 on an H100: state 753 -> 528 us at H = 96, 354 -> 488 at H = 64
+# one sequence). The app and the library pick it by kda_state_paired (src/family/kda.h).
+kernel kda_split32_state2_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param UT:   global bf16[NS, H, DV, 64]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, 2, H, DK]
+  param S0:   global f32[N, H, DV, DK]     # state entering the sequence, V-first
+  param SN:   global f32[N, H, DV, DK]     # state leaving it
+  param O:    global bf16[B, T, H, DV]
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (H, N) as (h, q)
+  role load warps 0..3 regs 40
+  role math warps 4..11 regs 232
+  pipeline ch stages 2
+  smem wa0: bf16[32, 64] swizzle 128B ring ch   # w of sub-chunk 0, key channels 0..63
+  smem wb0: bf16[32, 64] swizzle 128B ring ch   # ... 64..127
+  smem qa0: bf16[32, 64] swizzle 128B ring ch   # q-hat e^G
+  smem qb0: bf16[32, 64] swizzle 128B ring ch
+  smem ka0: bf16[32, 64] swizzle 128B ring ch   # k-hat e^(G_end - G)
+  smem kb0: bf16[32, 64] swizzle 128B ring ch
+  smem ut0: bf16[128, 32] swizzle 64B ring ch   # u^T, the 128 value rows, the sub-chunk's 32 tokens
+  smem aq0: bf16[32, 32] swizzle 64B ring ch    # A_qk's diagonal block 0
+  smem wa1: bf16[32, 64] swizzle 128B ring ch   # w of sub-chunk 1, key channels 0..63
+  smem wb1: bf16[32, 64] swizzle 128B ring ch   # ... 64..127
+  smem qa1: bf16[32, 64] swizzle 128B ring ch   # q-hat e^G
+  smem qb1: bf16[32, 64] swizzle 128B ring ch
+  smem ka1: bf16[32, 64] swizzle 128B ring ch   # k-hat e^(G_end - G)
+  smem kb1: bf16[32, 64] swizzle 128B ring ch
+  smem ut1: bf16[128, 32] swizzle 64B ring ch   # u^T, the 128 value rows, the sub-chunk's 32 tokens
+  smem aq1: bf16[32, 32] swizzle 64B ring ch    # A_qk's diagonal block 1
+  smem gce: f32[2, 128] ring ch                   # e^(G_end) per sub-chunk and key channel
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 2
+  frag sa:   f32[128, 64] in math split m        # S^T, key channels 0..63: each warpgroup one value half
+  frag sb:   f32[128, 64] in math split m        # ... 64..127
+  frag kn:   f32[128, 32] in math split m        # v'^T = u^T - S^T w^T of a sub-chunk
+  frag t16:  bf16[128, 32] in math split m       # u^T of a sub-chunk
+  frag a0:   bf16[128, 64] in math split m       # S^T (keys 0..63) as the register A operand
+  frag a1:   bf16[128, 64] in math split m       # S^T (keys 64..127)
+  frag o0:   f32[128, 32] in math split m        # o^T of sub-chunk 0
+  frag v0:   bf16[128, 32] in math split m       # v'^T of sub-chunk 0
+  frag o1:   f32[128, 32] in math split m        # o^T of sub-chunk 1
+  frag v1:   bf16[128, 32] in math split m       # v'^T of sub-chunk 1
+  frag ga:   f32[64] in math                    # e^(G_end), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait empty
+      tma wa0 <- W[c, 0 +: 32, h, 0 +: 64] signal full
+      tma wb0 <- W[c, 0 +: 32, h, 64 +: 64] signal full
+      tma qa0 <- QG[c, 0 +: 32, h, 0 +: 64] signal full
+      tma qb0 <- QG[c, 0 +: 32, h, 64 +: 64] signal full
+      tma ka0 <- KD[c, 0 +: 32, h, 0 +: 64] signal full
+      tma kb0 <- KD[c, 0 +: 32, h, 64 +: 64] signal full
+      tma ut0 <- UT[c, h, 0 +: 128, 0 +: 32] signal full
+      tma aq0 <- AQ[c, 0 +: 32, h, 0 +: 32] signal full
+      tma wa1 <- W[c, 32 +: 32, h, 0 +: 64] signal full
+      tma wb1 <- W[c, 32 +: 32, h, 64 +: 64] signal full
+      tma qa1 <- QG[c, 32 +: 32, h, 0 +: 64] signal full
+      tma qb1 <- QG[c, 32 +: 32, h, 64 +: 64] signal full
+      tma ka1 <- KD[c, 32 +: 32, h, 0 +: 64] signal full
+      tma kb1 <- KD[c, 32 +: 32, h, 64 +: 64] signal full
+      tma ut1 <- UT[c, h, 0 +: 128, 32 +: 32] signal full
+      tma aq1 <- AQ[c, 32 +: 32, h, 32 +: 32] signal full
+      tma gce <- GCE[c, 0 +: 2, h, 0 +: 128] signal full
+    }
+  }
+  in math {
+    let n = Ord[q]
+    load sa <- S0[n, h, :, 0 +: 64]
+    load sb <- S0[n, h, :, 64 +: 64]
+    a0 = bf16(sa)
+    a1 = bf16(sb)
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait full
+      load ga <- gce[0, 0 +: 64]
+      load gb <- gce[0, 64 +: 64]
+      load t16 <- ut0[:, :]
+      kn = f32(t16)
+      wgmma kn -= a0 @ wa0^T
+      wgmma kn -= a1 @ wb0^T
+      wgmma o0 = a0 @ qa0^T
+      wgmma o0 += a1 @ qb0^T
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run
+      v0 = bf16(kn)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma sa += v0 @ ka0
+      wgmma sb += v0 @ kb0
+      wgmma_wait 0
+      a0 = bf16(sa)
+      a1 = bf16(sb)
+      load ga <- gce[1, 0 +: 64]
+      load gb <- gce[1, 64 +: 64]
+      load t16 <- ut1[:, :]
+      kn = f32(t16)
+      wgmma kn -= a0 @ wa1^T
+      wgmma kn -= a1 @ wb1^T
+      wgmma o1 = a0 @ qa1^T
+      wgmma o1 += a1 @ qb1^T
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run
+      v1 = bf16(kn)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma sa += v1 @ ka1
+      wgmma sb += v1 @ kb1
+      wgmma_wait 0
+      a0 = bf16(sa)
+      a1 = bf16(sb)
+      wgmma o0 += v0 @ aq0^T
+      wgmma o1 += v1 @ aq1^T
+      wgmma_wait 0
+      arrive empty
+      let pe = Sl[c, 4]
+      if pe < 0 {   # a full slot: its 64 rows are its tokens
+        store O[Sl[c, 0], Sl[c, 1] + 0 +: 32, h, :] <- bf16(o0)^T
+        store O[Sl[c, 0], Sl[c, 1] + 32 +: 32, h, :] <- bf16(o1)^T
+      } else {   # a partial one: kda_split_tail copies the valid rows
+        store OP[pe, 0 +: 32, h, :] <- bf16(o0)^T
+        store OP[pe, 32 +: 32, h, :] <- bf16(o1)^T
+      }
+    }
+    store SN[n, h, :, 0 +: 64] <- sa
+    store SN[n, h, :, 64 +: 64] <- sb
+  }
+}
+
+
+# kda_split32_state2_bf16_lb — kda_split32_state2_lb with the bf16 state of
+# kda_split32_state_bf16_lb.
+kernel kda_split32_state2_bf16_lb target sm_90a family kda stage
+  const DK = 128
+  const DV = 128
+  param Sl:   global i32[NS, 8]
+  param Cs:   global i32[N1]               # sequence n's slots: Cs[n] .. Cs[n + 1] - 1
+  param Ord:  global i32[N]                # the sequences, most slots first
+  param W:    global bf16[NS, 64, H, DK]
+  param UT:   global bf16[NS, H, DV, 64]
+  param QG:   global bf16[NS, 64, H, DK]
+  param KD:   global bf16[NS, 64, H, DK]
+  param AQ:   global bf16[NS, 64, H, 64]
+  param GCE:  global f32[NS, 2, H, DK]
+  param S0:   global bf16[N, H, DV, DK]    # state entering the sequence, V-first, bf16
+  param SN:   global bf16[N, H, DV, DK]    # state leaving it, bf16
+  param O:    global bf16[B, T, H, DV]
+  param OP:   global bf16[NP, 64, H, DV]   # the output rows of the partial slots
+  domain T >= 64, N1 == N + 1
+  grid (H, N) as (h, q)
+  role load warps 0..3 regs 40
+  role math warps 4..11 regs 232
+  pipeline ch stages 2
+  smem wa0: bf16[32, 64] swizzle 128B ring ch   # w of sub-chunk 0, key channels 0..63
+  smem wb0: bf16[32, 64] swizzle 128B ring ch   # ... 64..127
+  smem qa0: bf16[32, 64] swizzle 128B ring ch   # q-hat e^G
+  smem qb0: bf16[32, 64] swizzle 128B ring ch
+  smem ka0: bf16[32, 64] swizzle 128B ring ch   # k-hat e^(G_end - G)
+  smem kb0: bf16[32, 64] swizzle 128B ring ch
+  smem ut0: bf16[128, 32] swizzle 64B ring ch   # u^T, the 128 value rows, the sub-chunk's 32 tokens
+  smem aq0: bf16[32, 32] swizzle 64B ring ch    # A_qk's diagonal block 0
+  smem wa1: bf16[32, 64] swizzle 128B ring ch   # w of sub-chunk 1, key channels 0..63
+  smem wb1: bf16[32, 64] swizzle 128B ring ch   # ... 64..127
+  smem qa1: bf16[32, 64] swizzle 128B ring ch   # q-hat e^G
+  smem qb1: bf16[32, 64] swizzle 128B ring ch
+  smem ka1: bf16[32, 64] swizzle 128B ring ch   # k-hat e^(G_end - G)
+  smem kb1: bf16[32, 64] swizzle 128B ring ch
+  smem ut1: bf16[128, 32] swizzle 64B ring ch   # u^T, the 128 value rows, the sub-chunk's 32 tokens
+  smem aq1: bf16[32, 32] swizzle 64B ring ch    # A_qk's diagonal block 1
+  smem gce: f32[2, 128] ring ch                   # e^(G_end) per sub-chunk and key channel
+  barrier full  ring ch producers load consumers math arrivals 1
+  barrier empty ring ch producers math consumers load arrivals 2
+  frag sa:   f32[128, 64] in math split m        # S^T, key channels 0..63: each warpgroup one value half
+  frag sb:   f32[128, 64] in math split m        # ... 64..127
+  frag kn:   f32[128, 32] in math split m        # v'^T = u^T - S^T w^T of a sub-chunk
+  frag t16:  bf16[128, 32] in math split m       # u^T of a sub-chunk
+  frag a0:   bf16[128, 64] in math split m       # S^T (keys 0..63) as the register A operand
+  frag a1:   bf16[128, 64] in math split m       # S^T (keys 64..127)
+  frag o0:   f32[128, 32] in math split m        # o^T of sub-chunk 0
+  frag v0:   bf16[128, 32] in math split m       # v'^T of sub-chunk 0
+  frag o1:   f32[128, 32] in math split m        # o^T of sub-chunk 1
+  frag v1:   bf16[128, 32] in math split m       # v'^T of sub-chunk 1
+  frag ga:   f32[64] in math                    # e^(G_end), key channels 0..63
+  frag gb:   f32[64] in math                    # ... 64..127
+{
+  in load {
+    let n = Ord[q]
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait empty
+      tma wa0 <- W[c, 0 +: 32, h, 0 +: 64] signal full
+      tma wb0 <- W[c, 0 +: 32, h, 64 +: 64] signal full
+      tma qa0 <- QG[c, 0 +: 32, h, 0 +: 64] signal full
+      tma qb0 <- QG[c, 0 +: 32, h, 64 +: 64] signal full
+      tma ka0 <- KD[c, 0 +: 32, h, 0 +: 64] signal full
+      tma kb0 <- KD[c, 0 +: 32, h, 64 +: 64] signal full
+      tma ut0 <- UT[c, h, 0 +: 128, 0 +: 32] signal full
+      tma aq0 <- AQ[c, 0 +: 32, h, 0 +: 32] signal full
+      tma wa1 <- W[c, 32 +: 32, h, 0 +: 64] signal full
+      tma wb1 <- W[c, 32 +: 32, h, 64 +: 64] signal full
+      tma qa1 <- QG[c, 32 +: 32, h, 0 +: 64] signal full
+      tma qb1 <- QG[c, 32 +: 32, h, 64 +: 64] signal full
+      tma ka1 <- KD[c, 32 +: 32, h, 0 +: 64] signal full
+      tma kb1 <- KD[c, 32 +: 32, h, 64 +: 64] signal full
+      tma ut1 <- UT[c, h, 0 +: 128, 32 +: 32] signal full
+      tma aq1 <- AQ[c, 32 +: 32, h, 32 +: 32] signal full
+      tma gce <- GCE[c, 0 +: 2, h, 0 +: 128] signal full
+    }
+  }
+  in math {
+    let n = Ord[q]
+    load a0 <- S0[n, h, :, 0 +: 64]
+    sa = f32(a0)
+    load a1 <- S0[n, h, :, 64 +: 64]
+    sb = f32(a1)
+    a0 = bf16(sa)
+    a1 = bf16(sb)
+    for c in Cs[n] .. Cs[n + 1] pipelined ch {
+      wait full
+      load ga <- gce[0, 0 +: 64]
+      load gb <- gce[0, 64 +: 64]
+      load t16 <- ut0[:, :]
+      kn = f32(t16)
+      wgmma kn -= a0 @ wa0^T
+      wgmma kn -= a1 @ wb0^T
+      wgmma o0 = a0 @ qa0^T
+      wgmma o0 += a1 @ qb0^T
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run
+      v0 = bf16(kn)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma sa += v0 @ ka0
+      wgmma sb += v0 @ kb0
+      wgmma_wait 0
+      a0 = bf16(sa)
+      a1 = bf16(sb)
+      load ga <- gce[1, 0 +: 64]
+      load gb <- gce[1, 64 +: 64]
+      load t16 <- ut1[:, :]
+      kn = f32(t16)
+      wgmma kn -= a0 @ wa1^T
+      wgmma kn -= a1 @ wb1^T
+      wgmma o1 = a0 @ qa1^T
+      wgmma o1 += a1 @ qb1^T
+      wgmma_wait 2   # v'^T's two products done; o^T's may still run
+      v1 = bf16(kn)
+      sa = sa * cols(ga)
+      sb = sb * cols(gb)
+      wgmma sa += v1 @ ka1
+      wgmma sb += v1 @ kb1
+      wgmma_wait 0
+      a0 = bf16(sa)
+      a1 = bf16(sb)
+      wgmma o0 += v0 @ aq0^T
+      wgmma o1 += v1 @ aq1^T
+      wgmma_wait 0
+      arrive empty
+      let pe = Sl[c, 4]
+      if pe < 0 {   # a full slot: its 64 rows are its tokens
+        store O[Sl[c, 0], Sl[c, 1] + 0 +: 32, h, :] <- bf16(o0)^T
+        store O[Sl[c, 0], Sl[c, 1] + 32 +: 32, h, :] <- bf16(o1)^T
+      } else {   # a partial one: kda_split_tail copies the valid rows
+        store OP[pe, 0 +: 32, h, :] <- bf16(o0)^T
+        store OP[pe, 32 +: 32, h, :] <- bf16(o1)^T
+      }
+    }
+    store SN[n, h, :, 0 +: 64] <- bf16(sa)
+    store SN[n, h, :, 64 +: 64] <- bf16(sb)
   }
 }
 

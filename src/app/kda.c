@@ -13,7 +13,10 @@
  * is the plain one, through --kernel). With the lower-bound gate, whenever T >= 64
  * (B sequences of any T, or packed sequences through --seqlens), the default is the split
  * chunked prefill kda_split32_prep_lb+kda_split32_state_lb+kda_split_tail (with --state bf16
- * its state stage is kda_split32_state_bf16_lb) (kda_prefill_split_lb.cake: a chunk-parallel
+ * its state stage is kda_split32_state_bf16_lb; where one CTA per value half would take more
+ * than a wave of the device's SMs, kda_state_paired, the paired kda_split32_state2_lb or
+ * kda_split32_state2_bf16_lb, both halves on one CTA: the SM count comes from the driver
+ * before anything runs, gpu_sm_count, or is taken as 132 without one) (kda_prefill_split_lb.cake: a chunk-parallel
  * prep kernel, the serial state kernel stepping every 32 tokens and the tail that places the
  * rows of the partial chunks, over 64-token chunk slots on the tensor cores; on the H200 the
  * first split chain ran 2.2x the fused kda_prefill_chunk_lb at one sequence and level with it
@@ -272,7 +275,12 @@ static int pick_kernel(Run *r)
 		   partial slots' rows */
 		snprintf(r->file, sizeof r->file, "%s/kda_prefill_split_lb.cake", o->dir);
 		snprintf(name, nn, "kda_split32_prep_lb");
-		snprintf(r->st[1].name, sizeof r->st[1].name, "%s", o->state_bf16 ? "kda_split32_state_bf16_lb" : "kda_split32_state_lb");
+		/* the state pass paired (both value halves of a (head, sequence) on one CTA) where its
+		   CTAs would take more than one wave of the device's SMs (kda_state_paired) */
+		KdaProblem sp = {.B = r->B, .T = r->T, .H = r->H, .N = r->N, .cu = r->cu, .packed = r->cu != NULL};
+		int sms = gpu_sm_count(o->device);
+		bool pair = kda_state_paired(&sp, sms > 0 ? sms : KDA_NOMINAL_SMS);
+		snprintf(r->st[1].name, sizeof r->st[1].name, "kda_split32_state%s%s_lb", pair ? "2" : "", o->state_bf16 ? "_bf16" : "");
 		snprintf(r->st[2].name, sizeof r->st[2].name, "kda_split_tail");
 		r->nst = 3;
 	} else {

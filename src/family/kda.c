@@ -682,6 +682,73 @@ long long kda_slot_count(const KdaProblem *p, long long *np)
 	return ns;
 }
 
+/* The makespan of ncta CTAs per sequence, sequence n taking w * slots_n, on sms SMs: each CTA
+ * to the SM that frees first (free[] a binary min-heap of sms finish times), the sequences
+ * longest first. */
+static long long pair_makespan(const long long *len, long long n, long long ncta, long long w, long long *free, long long sms)
+{
+	long long span = 0;
+	for (long long i = 0; i < sms; i++)
+		free[i] = 0;
+	for (long long i = 0; i < n; i++)
+		for (long long c = 0; c < ncta; c++) {
+			long long end = free[0] + w * len[i];
+			span = end > span ? end : span;
+			free[0] = end;   /* sift the root down */
+			for (long long j = 0;;) {
+				long long l = 2 * j + 1, r = l + 1, m = j;
+				if (l < sms && free[l] < free[m])
+					m = l;
+				if (r < sms && free[r] < free[m])
+					m = r;
+				if (m == j)
+					break;
+				long long t = free[j];
+				free[j] = free[m], free[m] = t, j = m;
+			}
+		}
+	return span;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+bool kda_state_paired(const KdaProblem *p, long long sms)
+{
+	long long N = p->N, H = p->H, t0, b;
+	if (N < 1 || H < 1 || sms < 1)
+		return false;
+	long long *len = malloc(sizeof *len * (size_t)N), lmax = 0, sum = 0;
+	if (!len)
+		return false;
+	for (long long n = 0; n < N; n++) {
+		long long l = kda_seq(p, n, &t0, &b);
+		len[n] = l > 0 ? (l + 63) / 64 : 0;
+		lmax = len[n] > lmax ? len[n] : lmax;
+		sum += len[n];
+	}
+	bool paired;
+	if (2 * H * N > KDA_PAIR_SIM_CTAS) {   /* the bounds: max(longest chain, work over the SMs), in sms-ths */
+		long long one = 2 * H * sum > lmax * sms ? 2 * H * sum : lmax * sms;
+		long long two = H * sum > lmax * sms ? H * sum : lmax * sms;
+		paired = KDA_PAIR_COST_NUM * two < KDA_PAIR_COST_DEN * one;
+	} else {
+		long long *fr = malloc(sizeof *fr * (size_t)sms);
+		if (!fr) {
+			free(len);
+			return false;
+		}
+		qsort(len, (size_t)N, sizeof *len, cmp_desc);
+		paired = pair_makespan(len, N, H, KDA_PAIR_COST_NUM, fr, sms) < pair_makespan(len, N, 2 * H, KDA_PAIR_COST_DEN, fr, sms);
+		free(fr);
+	}
+	free(len);
+	return paired;
+}
+
 bool kda_slot_tables(const KdaProblem *p, KdaSlots *s)
 {
 	memset(s, 0, sizeof *s);

@@ -180,6 +180,24 @@ bool kda_slot_tables(const KdaProblem *p, KdaSlots *s);
 const int32_t *kda_slot_table(const KdaSlots *s, const char *name, size_t *elems);
 void kda_slots_free(KdaSlots *s);
 
+/* The split chain's state pass (kernels/kda/kda_prefill_split_lb.cake) comes in two layouts:
+ * kda_split32_state_lb, one CTA per (value half, head, sequence), 2 H N CTAs of one chain each,
+ * and kda_split32_state2_lb, one CTA per (head, sequence) whose two warpgroups each carry a value
+ * half's chain. Each CTA holds an SM (its ring's shared memory) for its sequence's chain of
+ * slots; two chains on one SM each take about 7/5 of a lone chain's time (measured on an H100,
+ * session 21: 488 against 354 us at H = 64, T = 8192). kda_state_paired estimates both grids on
+ * sms SMs, the CTAs placed longest sequence first on the SM that frees first (the kernels' Ord
+ * order, as the block scheduler takes them), and is true when the paired grid finishes first:
+ * where the 2 H N CTAs need more than one wave (H = 96 one sequence on 132 SMs; 8 sequences),
+ * not where they fit in one (H = 64 one sequence) or one long sequence dominates. Above
+ * KDA_PAIR_SIM_CTAS CTAs it compares the continuous bounds max(longest chain, work / SMs).
+ * src/lib/rt/kda_dispatch.inc (kda_paired) computes the same for the library's routes. */
+#define KDA_PAIR_COST_NUM 7
+#define KDA_PAIR_COST_DEN 5
+#define KDA_PAIR_SIM_CTAS 65536
+#define KDA_NOMINAL_SMS 132   /* H100 and H200 SXM: the app's choice before a device is open */
+bool kda_state_paired(const KdaProblem *p, long long sms);
+
 /* Seeded gate parameters with long- and short-memory channels: A_log
  * uniform in [-3, 0], dt_bias uniform in [-4, 0] (so exp(g) spans about
  * 0.27 .. 0.9997). */

@@ -236,6 +236,21 @@ int gpu_open(GpuDev *g, int ordinal)
 	return GPU_OK;
 }
 
+int gpu_sm_count(int ordinal)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return 0;
+	CUresult (*init)(unsigned) = NULL, (*get)(int *, int) = NULL, (*attr)(int *, int, int) = NULL;
+	*(void **)&init = dlsym(lib, "cuInit");
+	*(void **)&get = dlsym(lib, "cuDeviceGet");
+	*(void **)&attr = dlsym(lib, "cuDeviceGetAttribute");
+	int dev = 0, n = 0;
+	if (!init || !get || !attr || init(0) || get(&dev, ordinal) || attr(&n, CU_ATTR_SM_COUNT, dev))
+		return 0;
+	return n > 0 ? n : 0;   /* libcuda stays loaded, as after gpu_close */
+}
+
 void gpu_close(GpuDev *g)
 {
 	if (g->ctx && g->api)

@@ -111,6 +111,10 @@ enum { GPU_OK = 0, GPU_NO_DRIVER = 1, GPU_NO_DEVICE = 2, GPU_ERROR = 3 };
 /* Load libcuda, cuInit, pick device `ordinal`, retain its primary context and
  * make it current. Returns GPU_*; on failure g->err says why. */
 int gpu_open(GpuDev *g, int ordinal);
+/* Device ordinal's SM count from the driver, without a context (cuInit and one attribute); 0
+ * without a driver or that device. For choices made before the device is opened (the KDA
+ * state pass's layout, kda_state_paired), so a CPU-side refusal still comes first. */
+int gpu_sm_count(int ordinal);
 /* Release the context and the library (safe on a failed open). */
 void gpu_close(GpuDev *g);
 /* The message for "no driver": names the library and what to do. */

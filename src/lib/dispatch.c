@@ -672,6 +672,14 @@ static bool kda_op_finish(const LibFamily *fam, LibShape *s, bool *set, char *er
 		v[KDA_V_N] = v[KDA_V_B];
 		set[KDA_V_N] = true;
 	}
+	if (!set[KDA_V_PAIR] && set[KDA_V_B] && set[KDA_V_T] && set[KDA_V_H] && set[KDA_V_N]) {
+		/* derived for KDA_PAIR_SMS unless given (a call derives it for its own device) */
+		KdaShape k = {.cu = s->ncu ? s->cu : NULL, .n1 = s->ncu};
+		memcpy(k.v, v, sizeof k.v);
+		v[KDA_V_PAIR] = v[KDA_V_N] >= 1 && v[KDA_V_N] <= 65535 && v[KDA_V_H] >= 1 && v[KDA_V_H] <= 65535 && v[KDA_V_T] >= 1
+		              ? kda_paired(&k, KDA_PAIR_SMS) : 0;
+		set[KDA_V_PAIR] = true;
+	}
 	return true;
 }
 
@@ -708,7 +716,7 @@ static int kda_op_line(const LibSet *ls, const LibShape *s, StrBuf *out)
 		return -CAKE_KDA_E_INTERNAL;
 	}
 	sb_puts(out, kda_route_names[r]);
-	if (r == KDA_R_SPLIT || r == KDA_R_SPLIT_BF16)
+	if (KDA_IS_SPLIT(r))
 		sb_printf(out, " NS=%lld NP=%lld", ns, np);
 	if (r == KDA_R_PREFILL_BF16_LB_SEQ)
 		sb_printf(out, " x%lld", k.v[KDA_V_N]);
@@ -749,6 +757,13 @@ static int kda_op_verdict(const LibSet *ls, const LibShape *s, LibVerdict *o)
 }
 
 static const LibFamilyOps kda_ops = {kda_op_key, kda_op_finish, kda_op_explain, kda_op_line, kda_op_verdict};
+
+int lib_kda_paired(const LibShape *s, long long sms)
+{
+	KdaShape k;
+	kda_shape_of(s, &k);
+	return kda_paired(&k, sms);
+}
 
 bool lib_kda_slot_tables(const LibShape *s, long long *ns, long long *np, int32_t **sl, int32_t **cs, int32_t **ord,
                          int32_t **ps)

@@ -214,6 +214,9 @@ int lib_verdict(const LibSet *ls, const long long *v, int atomic, LibVerdict *ou
 /* kda: the chunk-slot tables of shape s as the library builds them (kda_dispatch.inc), for
  * the test that compares them with the app's (src/family/kda.c). false when the shape has
  * none (T < 64, or outside the domain). The arrays are malloc'd: free each. */
+/* The library's PAIR for kda shape s on sms SMs (kda_dispatch.inc, kda_paired): for the test
+ * that it is the app's kda_state_paired. */
+int lib_kda_paired(const LibShape *s, long long sms);
 bool lib_kda_slot_tables(const LibShape *s, long long *ns, long long *np, int32_t **sl, int32_t **cs, int32_t **ord,
                          int32_t **ps);
 

@@ -335,23 +335,23 @@ expect "kda error paths" 0 out "^headdim rc=2 .*'DK == 128' is false" out "^t0 r
 	out "^bf16-softplus rc=2 .*needs the lower-bound gate" out '^dtype rc=1 .*state dtype 3' out '^gate rc=1 .*gate 7' \
 	out '^lower-bound rc=1 .*lower_bound -6 is outside \[-5, 0\)' out '^align rc=1 .*16-byte aligned' \
 	out "^decode-t rc=2 .*'DECODE == 0 \|\| T <= 16' is false" out '^run rc=(5|6) ' out '^run-decode rc=(5|6) ' \
-	out '^routes 12: split split_bf16 prefill_lb prefill_varlen_lb prefill_bf16_lb prefill_bf16_lb_per_seq prefill prefill_varlen decode decode_lb decode_bf16 decode_bf16_lb; route\(prefill 1x135 packed\)=split route\(prefill 2x63\)=prefill_lb route\(decode 2x1 bf16\)=decode_bf16_lb route\(bad\)=-2$' \
+	out '^routes 14: split split_bf16 split_paired split_bf16_paired prefill_lb prefill_varlen_lb prefill_bf16_lb prefill_bf16_lb_per_seq prefill prefill_varlen decode decode_lb decode_bf16 decode_bf16_lb; route\(prefill 1x135 packed\)=split route\(prefill 2x63\)=prefill_lb route\(decode 2x1 bf16\)=decode_bf16_lb route\(bad\)=-2$' \
 	out '^ws split=1328128 split\+states=2376704 decode=0 decode\+zero=262144 bad=0$' out '^version cake_kda '
 # every route on the stand-in driver: tensor maps, grids, the slot tables' upload, the workspace
 # (bench/library_kda_smoke.c --launch-only; its cases name the routes they take), and the
 # launches counted: 3 per split call, 1 per per-token or decode call, 1 per sequence for the
-# per-sequence route (30 for its 16 cases)
+# per-sequence route (36 for its 18 cases)
 if [ -f "$T/fake/libcuda.so.1" ] && $CCX -std=c11 -O1 -I"$PKG/include" -o "$T/kda_smoke" bench/library_kda_smoke.c -L"$PKG/lib" \
 		-Wl,-rpath,"$PKG/lib" -lcake_kda -ldl -lm 2>"$T/err"; then
 	rm -f "$T/launches"
 	FAKE_CUDA_LAUNCHES="$T/launches" LD_LIBRARY_PATH="$T/fake" "$T/kda_smoke" --launch-only > "$T/out" 2>"$T/err"
 	RC=$?
 	expect "kda: every route launches on the stand-in driver" 0 out 'route split$' out 'seqlens=70:1:64:9 f32 lb init route split$' \
-		out 'bf16 lb init ws route split_bf16$' out 'route prefill_lb$' out 'route prefill_varlen_lb$' out 'route prefill_bf16_lb$' \
+		out 'bf16 lb init ws route split_bf16$' out 'route split_paired$' out 'route split_bf16_paired$' out 'route prefill_lb$' out 'route prefill_varlen_lb$' out 'route prefill_bf16_lb$' \
 		out 'route prefill_bf16_lb_per_seq$' out 'route prefill$' out 'route prefill_varlen$' out 'route decode$' \
 		out 'route decode_lb$' out 'route decode_bf16$' out 'route decode_bf16_lb$' out '^kda smoke: all ok \(0 failures\)'
 	n=$(wc -l < "$T/launches" 2>/dev/null || echo 0)
-	if [ "$n" -eq 30 ]; then ok "kda: 30 launches for the 16 smoke calls"; else bad "kda: launches" "$n launches, expected 30"; fi
+	if [ "$n" -eq 36 ]; then ok "kda: 36 launches for the 18 smoke calls"; else bad "kda: launches" "$n launches, expected 36"; fi
 else
 	RC=1
 	expect "the stand-in driver and the kda smoke program build" 0

@@ -178,6 +178,11 @@ MUTATE='s|kk_ / 4 \* 8192u + kk_ % 4 \* 32u|kk_ * 32u|' acc_case acc_wgmma tests
 MUTATE='s|o_\[(256)\] = (v_\[1\]);|o_[1] = (v_[1]);|' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 51
 # ... and `-=` from registers calling the adding wrapper instead of the subtracting one
 MUTATE='s|bf16_rs_tb_n(c1 + |bf16_rs_tb(c1 + |' acc_case acc_wgmma tests/corpus/good/acc_wgmma.cake wgmma 1 52
+# an N-major B read from inside a swizzle atom: four warpgroups of 32 columns over 64-column
+# atoms (tests/corpus/good/acc_wgmma_nsub.cake; the layout ran correct on an H100, session 21)
+acc_case acc_wgmma_nsub tests/corpus/good/acc_wgmma_nsub.cake nsub 2 65
+# ... and it must be able to fail: the odd warpgroups start at their atom's first column
+MUTATE='s| + role_wg % 2u \* 64u;| + 0u;|' acc_case acc_wgmma_nsub tests/corpus/good/acc_wgmma_nsub.cake nsub 1 66
 # the emulator's TMA, mbarrier and wgmma models on a GEMM that ran correct on an H200 (a 6-stage
 # TMA ring, K-major wgmma, two consumer warpgroups)
 acc_case gemm_128x128_s6 tests/corpus/good/gemm_128x128_s6.cake gemm 256 31 M=256 N=256 K=384
@@ -395,6 +400,20 @@ split32 2 192 2 -5 55 0 0 1
 KDA_EMU_SEQLENS=65,1,63,64,40 split32 1 233 2 -2.5 56 0 5 1
 # ... and it must be able to fail: the state's decay between the two halves of a slot dropped
 MUTATE='s/sa\[a_\] = (sa\[a_\] \* ga\[/sa[a_] = (sa[a_] + 0.0f * ga[/' split32 1 256 2 -0.1 57 1
+# the paired state pass (kda_split32_state2_lb and its bf16 twin: both value halves of a
+# (head, sequence) on one CTA's two warpgroups, split m) after the same prep: a partial last
+# slot, packed sequences, the weak gate, the bf16 state
+split32p() {
+	KDA_SPLIT_PREP=kda_split32_prep_lb KDA_SPLIT_STATE=kda_split32_state2_lb KDA_SPLIT_STATE16=kda_split32_state2_bf16_lb \
+		KDA_SPLIT_U=UT KDA_SPLIT_NGCE=2 KDA_SPLIT_LABEL=kda_split32_paired split_run "$@"
+}
+split32p 2 200 2 -5 60
+KDA_EMU_SEQLENS=65,1,63,64,40 split32p 1 233 2 -5 61 0 5
+split32p 1 256 2 -0.1 62
+KDA_EMU_SEQLENS=65,1,63,64,40 split32p 1 233 2 -2.5 63 0 5 1
+# ... and it must be able to fail: the second warpgroup reading the first one's value rows of
+# the initial state and of u^T
+MUTATE='s/const int row0_ = (int)role_wg \* 64 + /const int row0_ = /' split32p 1 256 2 -0.1 64 1
 # the test must be able to fail: a kernel without the decay of the state
 MUTATE='s/S\[a_\] = ((S\[a_\] \* al\[j_\]) + /S[a_] = ((S[a_]) + /' run $D/kda_decode.cake kda_decode 1 2 2 2 2 0 0 0 10 1
 echo "$PASS passed, $FAIL failed"

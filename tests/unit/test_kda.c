@@ -15,6 +15,7 @@
  *    than the kernel's; cu_seqlens with B != 1; a lower bound out of range;
  *    a NaN input (reported); mismatched dtypes (CK-SEM-044) and shapes (the
  *    family's refuse hook).
+ * 5. The chunk-slot tables, and the state pass's layout (kda_state_paired).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -456,6 +457,54 @@ static void test_slot_tables(void **state)
 	assert_false(kda_slot_tables(&t, &s));
 }
 
+/* The state pass's layout (kda_state_paired): paired where main's 2 H N CTAs take more than
+ * one wave of the SMs and no long sequence dominates; the cases session 21 timed on an H100
+ * (132 SMs) pick the faster layout of that call: paired at H = 96 (one sequence, 8 x 1024, six
+ * mixed lengths) and H = 64 (8 x 1024, six mixed), not at H = 64 one sequence or T = 32768 at
+ * H = 32. */
+static void test_state_paired(void **state)
+{
+	(void)state;
+	KdaProblem p = {.B = 1, .T = 8192, .H = 64, .N = 1};
+	assert_false(kda_state_paired(&p, 132));   /* 128 CTAs: one wave */
+	p.H = 66;
+	assert_false(kda_state_paired(&p, 132));   /* 132: still one */
+	p.H = 67;
+	assert_true(kda_state_paired(&p, 132));    /* 134: a second wave of 2 CTAs takes a whole chain */
+	p.H = 96;
+	assert_true(kda_state_paired(&p, 132));
+	assert_false(kda_state_paired(&p, 192));   /* a GPU with 192 SMs fits them in one */
+	KdaProblem b8 = {.B = 8, .T = 1024, .H = 64, .N = 8};
+	assert_true(kda_state_paired(&b8, 132));
+	b8.H = 96;
+	assert_true(kda_state_paired(&b8, 132));
+	KdaProblem lg = {.B = 1, .T = 32768, .H = 32, .N = 1};
+	assert_false(kda_state_paired(&lg, 132));
+	int64_t mix[] = {0, 1300, 1847, 3895, 4858, 5129, 8192};
+	KdaProblem m = {.B = 1, .T = 8192, .H = 64, .N = 6, .cu = mix, .packed = true};
+	assert_true(kda_state_paired(&m, 132));
+	m.H = 96;
+	assert_true(kda_state_paired(&m, 132));
+	/* one long sequence and five short ones: the long chain decides, and pairing stretches it */
+	int64_t one[] = {0, 8000, 8030, 8060, 8090, 8120, 8150};
+	KdaProblem d = {.B = 1, .T = 8150, .H = 64, .N = 6, .cu = one, .packed = true};
+	assert_false(kda_state_paired(&d, 132));
+	/* past the simulated sizes the bounds decide: many equal sequences pair, and a dominant one does not */
+	KdaProblem big = {.B = 1024, .T = 1024, .H = 64, .N = 1024};
+	assert_true(kda_state_paired(&big, 132));
+	int64_t *cu = malloc(sizeof *cu * 1002);
+	assert_non_null(cu);
+	cu[0] = 0, cu[1] = 1 << 20;
+	for (int i = 2; i <= 1001; i++)
+		cu[i] = cu[i - 1] + 64;
+	KdaProblem dom = {.B = 1, .T = cu[1001], .H = 64, .N = 1001, .cu = cu, .packed = true};
+	assert_false(kda_state_paired(&dom, 132));
+	free(cu);
+	KdaProblem none = {.B = 1, .T = 8192, .H = 64, .N = 0};
+	assert_false(kda_state_paired(&none, 132));
+	assert_false(kda_state_paired(&p, 0));
+}
+
 static void test_family_contract(void **state)
 {
 	(void)state;
@@ -554,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_check_catches_wrong_outputs),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_slot_tables),
+		cmocka_unit_test(test_state_paired),
 		cmocka_unit_test(test_family_contract),
 		cmocka_unit_test(test_family_refuse_hook),
 	};

@@ -5,7 +5,7 @@
  *
  * For every shape of the grid (B, T and H around the kernels' edges: T at 1, 16, 17, 63, 64,
  * 65 and up to the 2^30-token bound, H and N at the grid limit 65535; head dimensions 128 and
- * others; the four flags; packed sequences of ragged, one-token, 63 and 64 one-token sequences,
+ * others; the five flags (PAIR set both ways); packed sequences of ragged, one-token, 63 and 64 one-token sequences,
  * and broken cu_seqlens: not starting at 0, not monotone, a zero-length sequence, not ending at
  * T) the dispatcher's verdict, every guard evaluated on its own, must say:
  *   - the shape is served exactly when an independent statement of the domain holds, and a
@@ -19,7 +19,8 @@
  *     file), its grid inside the hardware limits, its TMA strides 16-byte multiples;
  *   - every route is taken somewhere.
  * And the chunk-slot tables the library builds (kda_slots_fill) equal the app's
- * (kda_slot_tables, src/family/kda.c) over fixed and packed shapes; the --explain text names
+ * (kda_slot_tables, src/family/kda.c) over fixed and packed shapes, and so does its PAIR (the
+ * state pass paired, kda_paired) the app's kda_state_paired; the --explain text names
  * the route and the clause of a refusal; shape parsing takes the kda keys and refuses bad ones.
  */
 #include <stdarg.h>
@@ -34,9 +35,9 @@
 #include "lib_launch.h"
 
 /* The KDA shape variables (kda_dispatch.inc's KDA_VARS order). */
-enum { V_B, V_T, V_H, V_DK, V_DV, V_N, V_VARLEN, V_BF16, V_DECODE, V_LB };
+enum { V_B, V_T, V_H, V_DK, V_DV, V_N, V_VARLEN, V_BF16, V_DECODE, V_LB, V_PAIR };
 /* Route numbers (KDA_ROUTES order). */
-enum { R_SPLIT, R_SPLIT_BF16, R_PREFILL_LB, R_PREFILL_VARLEN_LB, R_PREFILL_BF16_LB, R_PREFILL_BF16_LB_SEQ, R_PREFILL,
+enum { R_SPLIT, R_SPLIT_BF16, R_SPLIT_PAIRED, R_SPLIT_BF16_PAIRED, R_PREFILL_LB, R_PREFILL_VARLEN_LB, R_PREFILL_BF16_LB, R_PREFILL_BF16_LB_SEQ, R_PREFILL,
        R_PREFILL_VARLEN, R_DECODE, R_DECODE_LB, R_DECODE_BF16, R_DECODE_BF16_LB, R_N };
 
 
@@ -56,8 +57,8 @@ static int want_route(const long long *v)
 	bool bf16 = v[V_BF16], lb = v[V_LB], varlen = v[V_VARLEN];
 	if (v[V_DECODE])
 		return R_DECODE + (bf16 ? 2 : 0) + (lb ? 1 : 0);
-	if (lb && v[V_T] >= 64)
-		return bf16 ? R_SPLIT_BF16 : R_SPLIT;
+	if (lb && v[V_T] >= 64)   /* PAIR: the app's kda_state_paired (test_kda_paired) */
+		return (v[V_PAIR] ? R_SPLIT_PAIRED : R_SPLIT) + (bf16 ? 1 : 0);
 	if (lb)
 		return bf16 ? (varlen ? R_PREFILL_BF16_LB_SEQ : R_PREFILL_BF16_LB) : (varlen ? R_PREFILL_VARLEN_LB : R_PREFILL_LB);
 	return varlen ? R_PREFILL_VARLEN : R_PREFILL;
@@ -103,7 +104,7 @@ static void check_shape(Grid *g, const char *what)
 	if (vd->route[0] != want_route(v))
 		fail_msg("%s: route %d, the app's defaults give %d", what, vd->route[0], want_route(v));
 	g->hits[vd->route[0]]++;
-	int nl = vd->route[0] <= R_SPLIT_BF16 ? 3 : vd->route[0] == R_PREFILL_BF16_LB_SEQ ? (int)N : 1;
+	int nl = vd->route[0] <= R_SPLIT_BF16_PAIRED ? 3 : vd->route[0] == R_PREFILL_BF16_LB_SEQ ? (int)N : 1;
 	if (vd->nlaunch != nl)
 		fail_msg("%s: %d launches, expected %d", what, vd->nlaunch, nl);
 	for (int l = 0; l < vd->nlaunch; l++)
@@ -138,14 +139,14 @@ static void test_kda_grid(void **state)
 		for (size_t ti = 0; ti < NELEM(Ts); ti++)
 			for (size_t hi = 0; hi < NELEM(Hs); hi++)
 				for (size_t di = 0; di < NELEM(dims); di++)
-					for (int f = 0; f < 8; f++) {
+					for (int f = 0; f < 16; f++) {
 						memset(s->v, 0, sizeof s->v);
 						s->ncu = 0;
 						long long *v = s->v;
 						v[V_B] = Bs[bi], v[V_T] = Ts[ti], v[V_H] = Hs[hi], v[V_DK] = dims[di][0], v[V_DV] = dims[di][1];
-						v[V_N] = v[V_B], v[V_BF16] = f & 1, v[V_DECODE] = f >> 1 & 1, v[V_LB] = f >> 2 & 1;
-						snprintf(what, sizeof what, "kda B=%lld T=%lld H=%lld K=%lld V=%lld bf16=%d decode=%d lb=%d", v[V_B],
-						         v[V_T], v[V_H], v[V_DK], v[V_DV], f & 1, f >> 1 & 1, f >> 2 & 1);
+						v[V_N] = v[V_B], v[V_BF16] = f & 1, v[V_DECODE] = f >> 1 & 1, v[V_LB] = f >> 2 & 1, v[V_PAIR] = f >> 3 & 1;
+						snprintf(what, sizeof what, "kda B=%lld T=%lld H=%lld K=%lld V=%lld bf16=%d decode=%d lb=%d pair=%d", v[V_B],
+						         v[V_T], v[V_H], v[V_DK], v[V_DV], f & 1, f >> 1 & 1, f >> 2 & 1, f >> 3 & 1);
 						check_shape(g, what);
 					}
 	/* packed sequences */
@@ -161,7 +162,7 @@ static void test_kda_grid(void **state)
 	static const long long Hv[] = {1, 2, 64, 65536};
 	for (size_t pi = 0; pi < NELEM(pats) + 2; pi++)
 		for (size_t hi = 0; hi < NELEM(Hv); hi++)
-			for (int f = 0; f < 8; f++)
+			for (int f = 0; f < 16; f++)
 				for (int twist = 0; twist < 4; twist++) {   /* 0 as is; 1 B = 2; 2 T = end + 1; 3 cu[0] = 1 */
 					memset(s->v, 0, sizeof s->v);
 					if (pi < NELEM(pats))
@@ -171,11 +172,11 @@ static void test_kda_grid(void **state)
 					long long *v = s->v;
 					v[V_B] = twist == 1 ? 2 : 1, v[V_T] = s->cu[s->ncu - 1] + (twist == 2), v[V_H] = Hv[hi];
 					v[V_DK] = v[V_DV] = 128, v[V_N] = s->ncu - 1, v[V_VARLEN] = 1;
-					v[V_BF16] = f & 1, v[V_DECODE] = f >> 1 & 1, v[V_LB] = f >> 2 & 1;
+					v[V_BF16] = f & 1, v[V_DECODE] = f >> 1 & 1, v[V_LB] = f >> 2 & 1, v[V_PAIR] = f >> 3 & 1;
 					if (twist == 3)
 						s->cu[0] = 1;
-					snprintf(what, sizeof what, "kda packed pattern %zu (%lld sequences, T=%lld) H=%lld bf16=%d decode=%d lb=%d twist %d",
-					         pi, v[V_N], v[V_T], v[V_H], f & 1, f >> 1 & 1, f >> 2 & 1, twist);
+					snprintf(what, sizeof what, "kda packed pattern %zu (%lld sequences, T=%lld) H=%lld bf16=%d decode=%d lb=%d pair=%d twist %d",
+					         pi, v[V_N], v[V_T], v[V_H], f & 1, f >> 1 & 1, f >> 2 & 1, f >> 3 & 1, twist);
 					check_shape(g, what);
 				}
 	print_message("kda: %lld shapes served, %lld refused; routes", g->served, g->refused);
@@ -192,6 +193,61 @@ static void test_kda_grid(void **state)
 	free(g);
 }
 
+/* One prefill shape, lower-bound gate, f32 state, as the library's shape s and the app's
+ * problem p (cu: room for its offsets): B sequences of T tokens, or (lens) n packed ones. */
+static void twin_shape(LibShape *s, KdaProblem *p, int64_t *cu, long long B, long long T, long long H, const long long *lens, int n)
+{
+	memset(s->v, 0, sizeof s->v);
+	memset(p, 0, sizeof *p);
+	s->ncu = 0;
+	long long *v = s->v;
+	if (!lens) {
+		v[V_B] = v[V_N] = B, v[V_T] = T;
+		p->B = p->N = B, p->T = T;
+	} else {
+		set_lens(s, lens, n);
+		v[V_B] = 1, v[V_T] = s->cu[s->ncu - 1], v[V_N] = s->ncu - 1, v[V_VARLEN] = 1;
+		for (long long i = 0; i < s->ncu; i++)
+			cu[i] = s->cu[i];
+		p->B = 1, p->T = v[V_T], p->N = v[V_N], p->cu = cu, p->packed = true;
+	}
+	v[V_H] = p->H = H, v[V_DK] = v[V_DV] = 128, v[V_LB] = 1;
+}
+
+/* The library's PAIR (kda_dispatch.inc, kda_paired) is the app's kda_state_paired, over fixed
+ * and packed shapes and SM counts (each side on its own copy of the estimate). */
+static void test_kda_paired(void **state)
+{
+	(void)state;
+	LibShape *s = calloc(1, sizeof *s);
+	static const long long fixed[][3] = {{1, 8192, 64}, {1, 8192, 66}, {1, 8192, 67}, {1, 8192, 96}, {8, 1024, 64}, {8, 1024, 96},
+	                                     {1, 32768, 32}, {2, 100, 4}, {64, 256, 128}, {600, 128, 64}};
+	static const long long l1[] = {1300, 547, 2048, 963, 271, 3063}, l2[] = {8000, 30, 30, 30, 30, 30}, l3[] = {64},
+	                       l4[] = {200, 200, 1}, l5[] = {3, 130, 64, 1, 1, 77};
+	static const struct { const long long *l; int n; } pats[] = {{l1, 6}, {l2, 6}, {l3, 1}, {l4, 3}, {l5, 6}};
+	static const long long Hp[] = {1, 32, 64, 96}, sms[] = {1, 66, 114, 132, 264};
+	int checked = 0, paired = 0;
+	for (size_t c = 0; c < NELEM(fixed) + NELEM(pats) * NELEM(Hp); c++)
+		for (size_t si = 0; si < NELEM(sms); si++) {
+			KdaProblem p;
+			int64_t cu[16];
+			size_t pi = (c - NELEM(fixed)) / NELEM(Hp);
+			if (c < NELEM(fixed))
+				twin_shape(s, &p, cu, fixed[c][0], fixed[c][1], fixed[c][2], NULL, 0);
+			else
+				twin_shape(s, &p, cu, 1, 0, Hp[(c - NELEM(fixed)) % NELEM(Hp)], pats[pi].l, pats[pi].n);
+			int a = lib_kda_paired(s, sms[si]);
+			bool b = kda_state_paired(&p, sms[si]);
+			if (a != (int)b)
+				fail_msg("case %zu at %lld SMs: the library pairs %d, the app %d", c, sms[si], a, (int)b);
+			checked++;
+			paired += a;
+		}
+	print_message("kda PAIR: %d shapes x SM counts agree, %d paired\n", checked, paired);
+	assert_true(paired > 0 && paired < checked);
+	free(s);
+}
+
 /* The library's chunk-slot tables are the app's. */
 static void test_kda_slot_tables(void **state)
 {
@@ -203,24 +259,12 @@ static void test_kda_slot_tables(void **state)
 	static const struct { const long long *l; int n; } pats[] = {{l1, 4}, {l2, 3}, {l3, 1}, {l4, 2}, {l5, 3}, {l6, 6}};
 	int checked = 0;
 	for (size_t c = 0; c < NELEM(fixed) + NELEM(pats); c++) {
-		memset(s->v, 0, sizeof s->v);
-		s->ncu = 0;
-		long long *v = s->v;
 		KdaProblem p;
-		memset(&p, 0, sizeof p);
 		int64_t cu[16];
-		if (c < NELEM(fixed)) {
-			v[V_B] = fixed[c][0], v[V_T] = fixed[c][1], v[V_N] = v[V_B];
-			p.B = p.N = v[V_B], p.T = v[V_T];
-		} else {
-			set_lens(s, pats[c - NELEM(fixed)].l, pats[c - NELEM(fixed)].n);
-			v[V_B] = 1, v[V_T] = s->cu[s->ncu - 1], v[V_N] = s->ncu - 1, v[V_VARLEN] = 1;
-			for (long long i = 0; i < s->ncu; i++)
-				cu[i] = s->cu[i];
-			p.B = 1, p.T = v[V_T], p.N = v[V_N], p.cu = cu, p.packed = true;
-		}
-		v[V_H] = 2, v[V_DK] = v[V_DV] = 128, v[V_LB] = 1;
-		p.H = 2;
+		if (c < NELEM(fixed))
+			twin_shape(s, &p, cu, fixed[c][0], fixed[c][1], 2, NULL, 0);
+		else
+			twin_shape(s, &p, cu, 1, 0, 2, pats[c - NELEM(fixed)].l, pats[c - NELEM(fixed)].n);
 		long long ns, np;
 		int32_t *sl, *cs, *ord, *ps;
 		KdaSlots ref;
@@ -272,6 +316,13 @@ static void test_kda_explain(void **state)
 	assert_non_null(strstr(sb_str(&out), "chunk slots: 4 of 64 tokens (2 partial entries)"));
 	assert_non_null(strstr(sb_str(&out), "kernels: kda_split32_prep_lb + kda_split32_state_lb + kda_split_tail"));
 	assert_int_equal(explain(&ls, "B=1,T=8192,H=64,state=bf16", &out), R_SPLIT_BF16);
+	assert_non_null(strstr(sb_str(&out), "state pass: PAIR = 0, one CTA per value half"));
+	/* 2 H N = 192 CTAs of one chain: more than a wave of 132 SMs, so the state pass pairs */
+	assert_int_equal(explain(&ls, "B=1,T=8192,H=96", &out), R_SPLIT_PAIRED);
+	assert_non_null(strstr(sb_str(&out), "state pass: PAIR = 1, both value halves"));
+	assert_non_null(strstr(sb_str(&out), "kernels: kda_split32_prep_lb + kda_split32_state2_lb + kda_split_tail"));
+	assert_int_equal(explain(&ls, "B=8,T=1024,H=64,state=bf16", &out), R_SPLIT_BF16_PAIRED);
+	assert_int_equal(explain(&ls, "B=1,T=8192,H=96,PAIR=0", &out), R_SPLIT);   /* given, not derived */
 	assert_int_equal(explain(&ls, "B=1,T=63,H=64", &out), R_PREFILL_LB);
 	assert_non_null(strstr(sb_str(&out), "chunk slots: none (T = 63 < 64"));
 	assert_int_equal(explain(&ls, "H=8,seqlens=7:1:40,state=bf16", &out), R_PREFILL_BF16_LB_SEQ);
@@ -347,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kda_grid),
 		cmocka_unit_test(test_kda_slot_tables),
+		cmocka_unit_test(test_kda_paired),
 		cmocka_unit_test(test_kda_explain),
 		cmocka_unit_test(test_kda_parse),
 	};
