@@ -32,7 +32,8 @@ CUresult cuDeviceGetName(char *s, int n, int d) { (void)d; strncpy(s, "Fake GPU 
 CUresult cuDeviceGetAttribute(int *v, int a, int d)
 {
 	(void)d;
-	*v = a == 16 ? 132 : a == 75 ? 9 : a == 76 ? 0 : a == 13 ? 1980000 : a == 97 ? 232448 : a == 38 ? 50331648 : 1;
+	const char *sms = getenv("FAKE_CUDA_SMS");   /* the SM count, 132 unless set */
+	*v = a == 16 ? (sms ? atoi(sms) : 132) : a == 75 ? 9 : a == 76 ? 0 : a == 13 ? 1980000 : a == 97 ? 232448 : a == 38 ? 50331648 : 1;
 	return 0;
 }
 CUresult cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = &handle_; return 0; }

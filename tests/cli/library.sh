@@ -352,6 +352,17 @@ if [ -f "$T/fake/libcuda.so.1" ] && $CCX -std=c11 -O1 -I"$PKG/include" -o "$T/kd
 		out 'route decode_lb$' out 'route decode_bf16$' out 'route decode_bf16_lb$' out '^kda smoke: all ok \(0 failures\)'
 	n=$(wc -l < "$T/launches" 2>/dev/null || echo 0)
 	if [ "$n" -eq 36 ]; then ok "kda: 36 launches for the 18 smoke calls"; else bad "kda: launches" "$n launches, expected 36"; fi
+	# the call derives PAIR for its device: B=3 T=100 H=96 pairs on 132 SMs (the state pass on
+	# grid (H, N) of 384 threads) and not on 1000 (grid (2, H, N) of 256), where one wave holds
+	# its 576 half chains
+	rm -f "$T/launches1000"
+	FAKE_CUDA_SMS=1000 FAKE_CUDA_LAUNCHES="$T/launches1000" LD_LIBRARY_PATH="$T/fake" "$T/kda_smoke" --launch-only > /dev/null 2>&1
+	if grep -q '^96 3 1 384 1 1$' "$T/launches" && ! grep -q '^2 96 3 256 1 1$' "$T/launches" &&
+	   grep -q '^2 96 3 256 1 1$' "$T/launches1000" && ! grep -q '^96 3 1 384 1 1$' "$T/launches1000"; then
+		ok "kda: a call pairs the state pass by its device's SM count (132: paired, 1000: not)"
+	else
+		bad "kda: the state pass's layout by SM count" "$(grep -c . "$T/launches" 2>/dev/null) / $(grep -c . "$T/launches1000" 2>/dev/null) launches"
+	fi
 else
 	RC=1
 	expect "the stand-in driver and the kda smoke program build" 0
